@@ -1,0 +1,58 @@
+"""Settings: limits and storage options, one frozen object.
+
+The core never reads the environment; the faces (CLI, server) build a :class:`Settings` from
+``TURNGRAPH_*`` variables and flags and pass it in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Sizes the write contract enforces and the bounds on what responses return."""
+
+    # Observations: past the soft cap a write is accepted with a warning; past the hard cap it
+    # is rejected. Long sources belong in appendix files.
+    content_soft_chars: int = 2_000
+    content_hard_chars: int = 32_000
+    title_chars: int = 200
+    category_chars: int = 64
+    tag_chars: int = 64
+    tags_per_observation: int = 32
+    source_chars: int = 2_000
+    entity_name_chars: int = 200
+    entity_type_chars: int = 64
+    description_chars: int = 4_000
+    retrieval_queries_per_entity: int = 10
+    retrieval_query_chars: int = 300
+    entities_per_write: int = 100
+    relationships_per_write: int = 200
+    relationship_type_chars: int = 64
+    files_per_observation: int = 50
+    # Appendix files.
+    file_bytes: int = 10 * 1024 * 1024
+    file_path_chars: int = 512
+    file_description_chars: int = 2_000
+    # Write responses: relationships shown per touched entity.
+    neighborhood_relationships: int = 25
+    # get_entity: relationships and observation slugs listed.
+    entity_relationships: int = 200
+    entity_observations: int = 200
+    idempotency_key_chars: int = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything configurable about one open database."""
+
+    limits: Limits = field(default_factory=Limits)
+    # SQLite: how long a writer waits for another process's write lock before failing.
+    busy_timeout_ms: int = 30_000
+    # SQLite synchronous mode: NORMAL keeps every committed write through a process crash in WAL
+    # mode; FULL also survives power loss at the cost of an fsync per commit.
+    sqlite_synchronous: str = "NORMAL"
+
+
+__all__ = ["Limits", "Settings"]

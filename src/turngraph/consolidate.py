@@ -1,0 +1,173 @@
+"""Finding entities recorded under variant names, as merge candidates.
+
+Three signals, each cheap and explainable:
+
+- **name variants**: the names agree once nicknames ("Bob" / "Robert"), "Last, First"
+  order, organization suffixes ("Corp" / "Corporation" / "Inc") and a leading "the" are
+  normalized away;
+- **near-identical names**: the normalized names differ by a typo or two;
+- **near-identical descriptions**: same type, and the descriptions share almost every word.
+
+Candidates are only proposals: nothing is merged until a proposal is accepted.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from turngraph.store.base import EntityRow
+
+NICKNAMES = {
+    "abby": "abigail", "al": "albert", "alex": "alexander", "andy": "andrew", "ben": "benjamin",
+    "beth": "elizabeth", "bill": "william", "billy": "william", "bob": "robert",
+    "bobby": "robert", "cathy": "catherine", "chris": "christopher", "chuck": "charles",
+    "dan": "daniel", "danny": "daniel", "dave": "david", "dick": "richard", "ed": "edward",
+    "eddie": "edward", "fred": "frederick", "greg": "gregory", "jack": "john",
+    "jeff": "jeffrey", "jen": "jennifer", "jenny": "jennifer", "jim": "james",
+    "jimmy": "james", "joe": "joseph", "joey": "joseph", "johnny": "john", "jon": "jonathan",
+    "kate": "katherine", "katie": "katherine", "kathy": "katherine", "ken": "kenneth",
+    "larry": "lawrence", "liz": "elizabeth", "maggie": "margaret", "matt": "matthew",
+    "meg": "margaret", "mike": "michael", "mikey": "michael", "nate": "nathan",
+    "nick": "nicholas", "pat": "patrick", "peggy": "margaret", "pete": "peter",
+    "rich": "richard", "rick": "richard", "rob": "robert", "robbie": "robert", "ron": "ronald",
+    "sam": "samuel", "steve": "stephen", "sue": "susan", "susie": "susan", "ted": "edward",
+    "tim": "timothy", "tom": "thomas", "tommy": "thomas", "tony": "anthony", "vicky": "victoria",
+    "will": "william",
+}
+ORG_SUFFIXES = {
+    "ag", "co", "company", "corp", "corporation", "gmbh", "inc", "incorporated", "limited",
+    "llc", "llp", "ltd", "plc", "pty", "sa", "sarl", "srl",
+}
+_WORD = re.compile(r"\w+")
+# Signals and the score each one gives a pair.
+NAME_VARIANT_SCORE = 0.9
+TYPO_RATIO = 0.9
+DESCRIPTION_RATIO = 0.9
+DESCRIPTION_MIN_WORDS = 4
+# Description words this common carry no signal for finding candidate pairs.
+MAX_POSTING = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    canonical: EntityRow
+    duplicate: EntityRow
+    type: str
+    reasons: tuple[str, ...]
+    score: float
+
+
+def _words(text: str) -> list[str]:
+    plain = unicodedata.normalize("NFKD", text)
+    plain = "".join(ch for ch in plain if unicodedata.category(ch) != "Mn").casefold()
+    return _WORD.findall(plain)
+
+
+def variant_key(name: str) -> str:
+    """The name with nickname, order, suffix and article differences normalized away."""
+    parts = [p.strip() for p in name.split(",")]
+    if len(parts) == 2 and all(parts) and len(parts[0].split()) <= 2:
+        second = _words(parts[1])
+        if second and not set(second) <= ORG_SUFFIXES:  # "Smith, Bob" but not "Acme, Inc."
+            name = f"{parts[1]} {parts[0]}"
+    words = _words(name)
+    if words and words[0] == "the":
+        words = words[1:]
+    while len(words) > 1 and words[-1] in ORG_SUFFIXES:
+        words = words[:-1]
+    if words:
+        words[0] = NICKNAMES.get(words[0], words[0])
+    return " ".join(words)
+
+
+def types_compatible(a: str, b: str) -> bool:
+    return a == b or "other" in (a, b)
+
+
+def choose_canonical(a: EntityRow, b: EntityRow) -> tuple[EntityRow, EntityRow]:
+    """The better-connected, plainer-named, older entity survives a merge."""
+    def rank(e: EntityRow) -> tuple[int, int, str, int]:
+        return (-e.degree, int("," in e.name), e.created_at.isoformat(), e.id)
+    return (a, b) if rank(a) <= rank(b) else (b, a)
+
+
+def find_candidates(
+    entities: Sequence[EntityRow], *, skip: set[tuple[str, str]]
+) -> list[Candidate]:
+    """Merge candidates among ``entities``, best first; pairs in ``skip`` (sorted keys) are left out."""
+    reasons: dict[tuple[int, int], list[tuple[str, float]]] = defaultdict(list)
+    by_id = {e.id: e for e in entities}
+
+    def note(a: EntityRow, b: EntityRow, reason: str, score: float) -> None:
+        pair = (min(a.id, b.id), max(a.id, b.id))
+        if tuple(sorted((a.key, b.key))) in skip:
+            return
+        reasons[pair].append((reason, score))
+
+    # Name variants: group by variant key.
+    groups: dict[str, list[EntityRow]] = defaultdict(list)
+    for e in entities:
+        vk = variant_key(e.name)
+        if vk:
+            groups[vk].append(e)
+    for vk, members in groups.items():
+        for i, a in enumerate(members):
+            for b in members[i + 1:]:
+                if types_compatible(a.type, b.type):
+                    note(a, b, f"{a.name!r} and {b.name!r} are variants of one name ({vk!r})",
+                         NAME_VARIANT_SCORE)
+
+    # Typos: compare variant keys that share their first three characters.
+    blocks: dict[str, list[tuple[str, EntityRow]]] = defaultdict(list)
+    for vk, members in groups.items():
+        if len(vk) >= 6:
+            blocks[vk[:3]].extend((vk, m) for m in members)
+    for members_with_keys in blocks.values():
+        for i, (ka, a) in enumerate(members_with_keys):
+            for kb, b in members_with_keys[i + 1:]:
+                if ka == kb or not types_compatible(a.type, b.type):
+                    continue
+                ratio = SequenceMatcher(None, ka, kb).ratio()
+                if ratio >= TYPO_RATIO:
+                    note(a, b, f"{a.name!r} and {b.name!r} differ by a typo", ratio)
+
+    # Descriptions: candidates share description words (via postings), then compare.
+    words = {e.id: _words(e.description) for e in entities}
+    postings: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for e in entities:
+        for w in set(words[e.id]):
+            postings[(e.type, w)].append(e.id)
+    shared: dict[tuple[int, int], int] = defaultdict(int)
+    for ids in postings.values():
+        if len(ids) > MAX_POSTING:
+            continue
+        for i, a_id in enumerate(ids):
+            for b_id in ids[i + 1:]:
+                shared[(min(a_id, b_id), max(a_id, b_id))] += 1
+    for (a_id, b_id), count in shared.items():
+        wa, wb = words[a_id], words[b_id]
+        if min(len(wa), len(wb)) < DESCRIPTION_MIN_WORDS:
+            continue
+        if count < 0.8 * max(len(set(wa)), len(set(wb))):
+            continue
+        ratio = SequenceMatcher(None, " ".join(wa), " ".join(wb)).ratio()
+        if ratio >= DESCRIPTION_RATIO:
+            a, b = by_id[a_id], by_id[b_id]
+            note(a, b, f"{a.name!r} and {b.name!r} are both {a.type}s with near-identical "
+                 "descriptions", ratio)
+
+    out: list[Candidate] = []
+    for (a_id, b_id), found in reasons.items():
+        canonical, duplicate = choose_canonical(by_id[a_id], by_id[b_id])
+        best = max(score for _, score in found)
+        score = min(1.0, best + 0.05 * (len(found) - 1))
+        etype = canonical.type if canonical.type != "other" else duplicate.type
+        out.append(Candidate(canonical, duplicate, etype, tuple(r for r, _ in found),
+                             round(score, 4)))
+    out.sort(key=lambda c: (-c.score, c.canonical.key, c.duplicate.key))
+    return out

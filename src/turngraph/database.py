@@ -1,0 +1,167 @@
+"""Opening a database and managing the memories it holds."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from pydantic import ValidationError as PydanticValidationError
+
+from turngraph.config import Settings
+from turngraph.errors import ImmutableConfigError, NotFoundError, ValidationError
+from turngraph.memory import Memory
+from turngraph.models import MemoryInfo, RetrievalConfig, Visibility
+from turngraph.store.base import MemoryRow, Store
+from turngraph.store.sqlite import SQLiteStore
+from turngraph.validate import validate_memory_name
+
+VISIBILITIES = ("private", "organization")
+
+
+def open(url: str | Path, *, settings: Settings | None = None) -> Database:  # noqa: A001
+    """Open (creating if needed) the database at ``url``: a file path or ``sqlite:///path``.
+
+    One database holds many memories. Raises :class:`~turngraph.errors.ValidationError` for a
+    URL scheme turngraph does not know.
+    """
+    return Database(open_store(url, settings=settings or Settings()))
+
+
+def open_store(url: str | Path, *, settings: Settings) -> Store:
+    text = str(url)
+    if text.startswith("sqlite:///"):
+        return SQLiteStore(text.removeprefix("sqlite:///"), settings=settings)
+    if "://" in text:
+        scheme = text.split("://", 1)[0]
+        raise ValidationError(
+            f"unsupported database URL scheme {scheme!r}; use a file path or sqlite:///PATH",
+            field="url",
+        )
+    return SQLiteStore(text, settings=settings)
+
+
+def _visibility(value: object) -> Visibility:
+    if value == "private":
+        return "private"
+    if value == "organization":
+        return "organization"
+    raise ValidationError(
+        f"visibility must be one of {', '.join(VISIBILITIES)}, not {value!r}", field="visibility"
+    )
+
+
+def _retrieval(value: object) -> RetrievalConfig:
+    if value is None:
+        return RetrievalConfig()
+    if isinstance(value, RetrievalConfig):
+        config = value
+    elif isinstance(value, dict):
+        try:
+            config = RetrievalConfig(**value)
+        except (PydanticValidationError, TypeError) as exc:
+            raise ValidationError(f"invalid retrieval configuration: {exc}",
+                                  field="retrieval") from None
+    else:
+        raise ValidationError("retrieval must be a RetrievalConfig or a dict", field="retrieval")
+    if not config.embedder.strip():
+        raise ValidationError("retrieval.embedder must not be empty", field="retrieval.embedder")
+    if config.embedder == "none":
+        if config.dimension not in (None, 0):
+            raise ValidationError(
+                "retrieval.dimension must be empty when embedder is 'none'",
+                field="retrieval.dimension",
+            )
+        config = config.model_copy(update={"dimension": None})
+    elif config.dimension is None or config.dimension <= 0:
+        raise ValidationError(
+            "retrieval.dimension must be a positive integer for a dense embedder",
+            field="retrieval.dimension",
+        )
+    return config
+
+
+class Database:
+    """A store of many memories. Thread-safe; use one per process and share it."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    @property
+    def url(self) -> str:
+        return self.store.url
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.store.close()
+
+    def create_memory(
+        self, name: str, *, visibility: str = "private",
+        retrieval: RetrievalConfig | dict[str, Any] | None = None,
+    ) -> Memory:
+        """Create a memory; its retrieval configuration is fixed from now on.
+
+        Raises ConflictError if a memory of that name exists, ValidationError for a bad name,
+        visibility or configuration.
+        """
+        validate_memory_name(name)
+        vis = _visibility(visibility)
+        config = _retrieval(retrieval)
+        row = self.store.create_memory(
+            name=name, visibility=vis, retrieval=config.model_dump_json(),
+            now=datetime.now(UTC),
+        )
+        return Memory(self.store, row)
+
+    def memory(self, name: str) -> Memory:
+        """The memory called ``name``; NotFoundError if there is none."""
+        return Memory(self.store, self._row(name))
+
+    def _row(self, name: str) -> MemoryRow:
+        validate_memory_name(name)
+        row = self.store.get_memory(name)
+        if row is None:
+            raise NotFoundError(f"no memory named {name!r}", memory=name)
+        return row
+
+    def list_memories(self) -> list[MemoryInfo]:
+        return [Memory(self.store, row).info() for row in self.store.list_memories()]
+
+    def update_memory(
+        self, name: str, *, visibility: str | None = None,
+        retrieval: RetrievalConfig | dict[str, Any] | None = None,
+    ) -> MemoryInfo:
+        """Change a memory's visibility. Its retrieval configuration cannot change.
+
+        Raises ImmutableConfigError when ``retrieval`` differs from the recorded one.
+        """
+        row = self._row(name)
+        if retrieval is not None:
+            wanted = _retrieval(retrieval)
+            current = RetrievalConfig(**json.loads(row.retrieval))
+            if wanted != current:
+                raise ImmutableConfigError(
+                    f"the retrieval configuration of memory {name!r} is fixed at creation "
+                    f"({current.embedder}, dimension {current.dimension}); changing it would "
+                    "make old and new entries mutually unsearchable. Create a new memory with "
+                    "the configuration you want and migrate the observations into it.",
+                    memory=name,
+                    field="retrieval",
+                )
+        if visibility is not None:
+            self.store.set_visibility(row.id, _visibility(visibility))
+        return self.memory(name).info()
+
+    def delete_memory(self, name: str) -> None:
+        """Delete a memory and everything in it. NotFoundError if there is none."""
+        self.store.delete_memory(self._row(name).id)

@@ -1,0 +1,96 @@
+"""Every error turngraph raises, in one tree.
+
+::
+
+    TurngraphError
+    ├── ValidationError          the input breaks the write contract or a limit
+    │   └── TooLargeError        a payload over a hard size limit
+    ├── NotFoundError            no memory, observation, entity, file or proposal by that id
+    ├── ConflictError            the request contradicts what is stored
+    │   ├── IdempotencyConflictError   the same key was used with different content
+    │   └── ImmutableConfigError       an attempt to change a fixed retrieval configuration
+    ├── ForbiddenError           the caller's tier does not allow the operation
+    ├── StoreError               the storage backend failed
+    └── ExtractionError          an extractor failed or returned malformed output
+
+Each error carries its message (``str(error)``) and the fields that locate the problem
+(``error.fields``, also readable as attributes: ``error.field``, ``error.memory``, ...). The
+faces map the classes to HTTP status codes and MCP tool errors, each in one place.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class TurngraphError(Exception):
+    """Base class of every error turngraph raises on purpose."""
+
+    def __init__(self, message: str, **fields: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.fields: dict[str, Any] = {k: v for k, v in fields.items() if v is not None}
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when normal lookup fails: expose the fields as attributes.
+        fields = self.__dict__.get("fields", {})
+        if name in fields:
+            return fields[name]
+        raise AttributeError(name)
+
+    def __str__(self) -> str:
+        return self.message
+
+    def to_dict(self) -> dict[str, Any]:
+        """The error as a JSON-ready dict: its kind, message and fields."""
+        return {"error": type(self).__name__, "message": self.message, **self.fields}
+
+
+class ValidationError(TurngraphError):
+    """The input breaks the write contract, a format rule or a limit; nothing was written."""
+
+
+class TooLargeError(ValidationError):
+    """A payload (content, file, list) is over a hard size limit; nothing was written."""
+
+
+class NotFoundError(TurngraphError):
+    """No object of that kind exists under that identifier."""
+
+
+class ConflictError(TurngraphError):
+    """The request contradicts what is stored (it exists already, or it is in use)."""
+
+
+class IdempotencyConflictError(ConflictError):
+    """An idempotency key was replayed with different content."""
+
+
+class ImmutableConfigError(ConflictError):
+    """A memory's retrieval configuration is fixed at creation and cannot be changed."""
+
+
+class ForbiddenError(TurngraphError):
+    """The caller's access tier does not allow this operation on this memory."""
+
+
+class StoreError(TurngraphError):
+    """The storage backend failed (I/O, corruption, a server gone away)."""
+
+
+class ExtractionError(TurngraphError):
+    """An extractor failed or returned output that does not validate."""
+
+
+__all__ = [
+    "ConflictError",
+    "ExtractionError",
+    "ForbiddenError",
+    "IdempotencyConflictError",
+    "ImmutableConfigError",
+    "NotFoundError",
+    "StoreError",
+    "TooLargeError",
+    "TurngraphError",
+    "ValidationError",
+]

@@ -1,0 +1,1 @@
+"""Storage backends behind the :class:`~turngraph.store.base.Store` protocol."""

@@ -1,0 +1,317 @@
+"""The storage contract: what the core needs from a backend, and the rows it gets back.
+
+A backend provides memories (create, find, list) and two kinds of transaction scoped to one
+memory: :class:`ReadTx` (a consistent snapshot that never waits for writers) and
+:class:`WriteTx` (serialized per memory, atomic: everything in it commits or nothing does).
+The rules of the memory (normalization, pruning, folding assertions) live in the core; a
+backend only stores and finds rows, so every backend behaves the same and one conformance
+suite checks them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from turngraph.config import Settings
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryRow:
+    id: int
+    name: str
+    visibility: str
+    retrieval: str  # JSON
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ObservationRow:
+    id: int
+    slug: str
+    title: str
+    content: str
+    category: str
+    tags: tuple[str, ...]
+    observed_at: datetime
+    confidence: float | None
+    source: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class EntityRow:
+    id: int
+    key: str
+    name: str
+    type: str
+    description: str
+    retrieval_queries: tuple[str, ...]
+    degree: int
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RelationshipRow:
+    id: int
+    source_id: int
+    source: str  # display names of the endpoints
+    type: str
+    target_id: int
+    target: str
+    description: str
+    weight: float
+
+
+@dataclass(frozen=True, slots=True)
+class Assertion:
+    """What one observation says about an entity or a relationship; newest ``seq`` wins."""
+
+    observation_id: int
+    seq: int
+    type: str | None
+    description: str | None
+    retrieval_queries: tuple[str, ...]
+    weight: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class LinkRow:
+    entity_id: int
+    explicit: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FileRow:
+    path: str
+    filename: str
+    content_type: str
+    size: int
+    sha256: str
+    description: str
+    created_by: str
+    created_at: datetime
+    data: bytes | None  # None when listed without contents
+
+
+@dataclass(frozen=True, slots=True)
+class IdempotencyRow:
+    key: str
+    operation: str
+    fingerprint: str
+    slug: str | None
+    result: str  # JSON
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalRow:
+    id: int
+    canonical_key: str
+    canonical_name: str
+    duplicate_key: str
+    duplicate_name: str
+    type: str
+    reasons: tuple[str, ...]
+    score: float
+    status: str
+    created_at: datetime
+    decided_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    observations: int
+    entities: int
+    relationships: int
+    files: int
+
+
+class ReadTx(Protocol):
+    """Reads within one memory, from one consistent snapshot."""
+
+    memory_id: int
+
+    def counts(self) -> Counts: ...
+
+    # observations
+    def get_observation(self, slug: str) -> ObservationRow | None: ...
+    def get_observations(self, ids: Sequence[int]) -> list[ObservationRow]: ...
+    def slug_taken(self, slug: str) -> bool: ...
+    def slug_retired(self, slug: str) -> bool: ...
+    def observation_links(self, observation_id: int) -> list[LinkRow]: ...
+    def observation_relationship_ids(self, observation_id: int) -> list[int]: ...
+    def observation_files(self, observation_id: int) -> list[str]: ...
+    def observations_citing_file(self, path: str) -> list[str]: ...
+
+    # entities
+    def find_entities(self, keys: Iterable[str]) -> dict[str, EntityRow]: ...
+    def get_entities(self, ids: Iterable[int]) -> dict[int, EntityRow]: ...
+    def list_entities(self, *, type: str | None, limit: int, offset: int) -> list[EntityRow]: ...
+    def iter_entities(self) -> Iterator[EntityRow]: ...
+    def entity_aliases(self, entity_id: int) -> list[str]: ...
+    def entity_assertions(self, entity_id: int) -> list[Assertion]: ...
+    def entity_observation_slugs(self, entity_id: int, *, limit: int) -> tuple[list[str], int]: ...
+    def entity_relationships(
+        self, entity_id: int, *, limit: int
+    ) -> tuple[list[RelationshipRow], int]: ...
+
+    # relationships
+    def get_relationships(self, ids: Iterable[int]) -> list[RelationshipRow]: ...
+    def find_relationship(self, source_id: int, type: str, target_id: int) -> int | None: ...
+    def relationship_assertions(self, relationship_id: int) -> list[Assertion]: ...
+
+    # files
+    def get_file(self, path: str, *, with_data: bool) -> FileRow | None: ...
+    def list_files(self, *, prefix: str | None) -> list[FileRow]: ...
+
+    # idempotency and consolidation
+    def get_idempotency(self, key: str) -> IdempotencyRow | None: ...
+    def get_proposal(self, proposal_id: int) -> ProposalRow | None: ...
+    def list_proposals(self, *, status: str | None) -> list[ProposalRow]: ...
+    def rejected_pairs(self) -> set[tuple[str, str]]: ...
+
+
+class WriteTx(ReadTx, Protocol):
+    """Writes within one memory; the store serializes them per memory and commits atomically."""
+
+    def next_seq(self) -> int: ...
+
+    # observations
+    def insert_observation(
+        self,
+        *,
+        slug: str,
+        title: str,
+        content: str,
+        category: str,
+        tags: Sequence[str],
+        observed_at: datetime,
+        confidence: float | None,
+        source: str | None,
+        now: datetime,
+    ) -> int: ...
+    def update_observation(
+        self,
+        observation_id: int,
+        *,
+        title: str,
+        content: str,
+        category: str,
+        tags: Sequence[str],
+        observed_at: datetime,
+        confidence: float | None,
+        source: str | None,
+        now: datetime,
+    ) -> None: ...
+    def delete_observation(self, observation_id: int) -> None: ...
+    def retire_slug(self, slug: str, *, now: datetime) -> None: ...
+    def set_observation_files(self, observation_id: int, paths: Sequence[str]) -> None: ...
+
+    # entities
+    def insert_entity(
+        self,
+        *,
+        key: str,
+        name: str,
+        type: str,
+        description: str,
+        retrieval_queries: Sequence[str],
+        now: datetime,
+    ) -> EntityRow: ...
+    def update_entity(
+        self,
+        entity_id: int,
+        *,
+        type: str,
+        description: str,
+        retrieval_queries: Sequence[str],
+        now: datetime,
+    ) -> None: ...
+    def delete_entities(self, ids: Iterable[int]) -> None: ...
+    def add_alias(self, *, key: str, name: str, entity_id: int) -> None: ...
+    def move_aliases(self, from_entity_id: int, to_entity_id: int) -> None: ...
+    def put_link(
+        self,
+        observation_id: int,
+        entity_id: int,
+        *,
+        explicit: bool,
+        type: str | None,
+        description: str | None,
+        retrieval_queries: Sequence[str],
+        seq: int,
+    ) -> None: ...
+    def delete_link(self, observation_id: int, entity_id: int) -> None: ...
+    def move_links(self, from_entity_id: int, to_entity_id: int) -> int: ...
+    def unlinked_entities(self, candidates: Iterable[int]) -> list[int]: ...
+    def recompute_degrees(self, ids: Iterable[int]) -> None: ...
+
+    # relationships
+    def insert_relationship(
+        self, *, source_id: int, type: str, target_id: int, now: datetime
+    ) -> int: ...
+    def update_relationship(
+        self, relationship_id: int, *, description: str, weight: float, now: datetime
+    ) -> None: ...
+    def repoint_relationship(
+        self, relationship_id: int, *, source_id: int, target_id: int
+    ) -> None: ...
+    def delete_relationships(self, ids: Iterable[int]) -> None: ...
+    def put_backing(
+        self,
+        observation_id: int,
+        relationship_id: int,
+        *,
+        description: str | None,
+        weight: float | None,
+        seq: int,
+    ) -> None: ...
+    def delete_backing(self, observation_id: int, relationship_id: int) -> None: ...
+    def move_backings(self, from_relationship_id: int, to_relationship_id: int) -> None: ...
+    def unbacked_relationships(self, candidates: Iterable[int]) -> list[int]: ...
+
+    # files
+    def put_file(self, row: FileRow) -> None: ...
+    def delete_file(self, path: str) -> None: ...
+
+    # idempotency and consolidation
+    def put_idempotency(self, row: IdempotencyRow) -> None: ...
+    def delete_idempotency_for_slug(self, slug: str) -> None: ...
+    def insert_proposal(
+        self,
+        *,
+        canonical_key: str,
+        canonical_name: str,
+        duplicate_key: str,
+        duplicate_name: str,
+        type: str,
+        reasons: Sequence[str],
+        score: float,
+        now: datetime,
+    ) -> int: ...
+    def set_proposal_status(self, proposal_id: int, status: str, *, now: datetime) -> None: ...
+    def reject_pair(self, key_a: str, key_b: str, *, now: datetime) -> None: ...
+
+
+class Store(Protocol):
+    """A storage backend holding many memories."""
+
+    url: str
+    settings: Settings
+
+    def create_memory(
+        self, *, name: str, visibility: str, retrieval: str, now: datetime
+    ) -> MemoryRow: ...
+    def get_memory(self, name: str) -> MemoryRow | None: ...
+    def list_memories(self) -> list[MemoryRow]: ...
+    def set_visibility(self, memory_id: int, visibility: str) -> None: ...
+    def delete_memory(self, memory_id: int) -> None: ...
+    def read(self, memory_id: int) -> AbstractContextManager[ReadTx]: ...
+    def write(self, memory_id: int) -> AbstractContextManager[WriteTx]: ...
+    def close(self) -> None: ...

@@ -1,0 +1,451 @@
+"""The write contract: normalize and check every input before anything is written.
+
+Each function either returns a clean value or raises :class:`ValidationError` naming the
+field (``entities[2].description``) and, where it helps, the entity.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from turngraph.config import Limits
+from turngraph.errors import TooLargeError, ValidationError
+
+MEMORY_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_TYPE_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+# Characters stripped from both ends of an entity name: quotes, brackets and sentence
+# punctuation that cling to names copied from prose ("Acme Corp." / "(Alice)").
+_EDGE_PUNCT = "'\"`“”‘’«»‹›()[]{}<>.,;:!?¡¿…*_~"
+_WS_RE = re.compile(r"\s+")
+_SLUG_SPLIT_RE = re.compile(r"[\W_]+", re.UNICODE)
+_CONTROL_OK_IN_CONTENT = {"\n", "\r", "\t"}
+
+
+def check_text(value: object, *, field: str, multiline: bool = False, **context: Any) -> str:
+    """Return ``value`` if it is a string fit for storage, else raise naming ``field``."""
+    if not isinstance(value, str):
+        raise ValidationError(
+            f"{field} must be a string, not {type(value).__name__}", field=field, **context
+        )
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValidationError(
+            f"{field} is not valid Unicode text (it holds a lone surrogate)", field=field, **context
+        ) from None
+    for ch in value:
+        if unicodedata.category(ch) == "Cc" and not (multiline and ch in _CONTROL_OK_IN_CONTENT):
+            raise ValidationError(
+                f"{field} contains the control character U+{ord(ch):04X}", field=field, **context
+            )
+    return value
+
+
+def _bounded(value: str, limit: int, *, field: str, **context: Any) -> str:
+    if len(value) > limit:
+        raise TooLargeError(
+            f"{field} is {len(value):,} characters; the limit is {limit:,}",
+            field=field,
+            limit=limit,
+            **context,
+        )
+    return value
+
+
+def required_text(
+    value: object, *, field: str, limit: int, multiline: bool = False, **context: Any
+) -> str:
+    """A non-blank string within ``limit`` characters, stripped of surrounding whitespace."""
+    text = check_text(value, field=field, multiline=multiline, **context).strip()
+    if not text:
+        raise ValidationError(f"{field} must not be empty", field=field, **context)
+    return _bounded(text, limit, field=field, **context)
+
+
+def optional_text(value: object, *, field: str, limit: int, multiline: bool = False) -> str | None:
+    if value is None:
+        return None
+    text = check_text(value, field=field, multiline=multiline).strip()
+    return _bounded(text, limit, field=field) if text else None
+
+
+def validate_memory_name(name: object) -> str:
+    if not isinstance(name, str) or not MEMORY_NAME_RE.match(name):
+        raise ValidationError(
+            f"invalid memory name {name!r}: use 1-64 letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit",
+            field="name",
+        )
+    return name
+
+
+def normalize_name(name: object, *, field: str, limit: int) -> tuple[str, str]:
+    """Return ``(display, key)`` for an entity name.
+
+    ``key`` is what makes two spellings one entity: NFKC, case-folded, whitespace collapsed,
+    surrounding quotes, brackets and punctuation removed. ``display`` keeps the caller's case.
+    """
+    text = check_text(name, field=field)
+    display = _WS_RE.sub(" ", unicodedata.normalize("NFKC", text)).strip().strip(_EDGE_PUNCT)
+    display = display.strip()
+    if not display:
+        raise ValidationError(f"{field} is empty once whitespace and punctuation are removed",
+                              field=field, name=text)
+    _bounded(display, limit, field=field)
+    return display, name_key(display)
+
+
+def name_key(display: str) -> str:
+    """The normalized lookup key of an entity name (see :func:`normalize_name`)."""
+    folded = unicodedata.normalize("NFKC", display).casefold()
+    return _WS_RE.sub(" ", folded).strip().strip(_EDGE_PUNCT).strip()
+
+
+def normalize_type(value: object, *, field: str, limit: int) -> str:
+    """Entity and relationship types: lower snake case (``works_at``, ``organization``)."""
+    text = required_text(value, field=field, limit=limit)
+    norm = re.sub(r"[\s\-]+", "_", unicodedata.normalize("NFKC", text).lower())
+    if not _TYPE_RE.match(norm):
+        raise ValidationError(
+            f"{field} {text!r} must be a word of letters, digits and underscores, "
+            "starting with a letter",
+            field=field,
+        )
+    return norm
+
+
+def slugify(title: str) -> str:
+    """A URL-friendly slug from a title: accents dropped, words joined by '-', at most 64."""
+    decomposed = unicodedata.normalize("NFKD", title)
+    plain = "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn").casefold()
+    words = [w for w in _SLUG_SPLIT_RE.split(plain) if w]
+    slug = ""
+    for word in words:
+        candidate = f"{slug}-{word}" if slug else word
+        if len(candidate) > 64:
+            break
+        slug = candidate
+    if not slug and words:
+        slug = words[0][:64]
+    return slug or "observation"
+
+
+def parse_datetime(value: object, *, field: str) -> datetime:
+    """An aware UTC datetime from a datetime or an ISO-8601 string; naive means UTC."""
+    if isinstance(value, datetime):
+        dt = value
+    elif isinstance(value, str):
+        try:
+            dt = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise ValidationError(
+                f"{field} {value!r} is not an ISO-8601 date or datetime", field=field
+            ) from None
+    else:
+        raise ValidationError(
+            f"{field} must be a datetime or an ISO-8601 string, not {type(value).__name__}",
+            field=field,
+        )
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.astimezone(UTC)
+
+
+def normalize_tags(tags: object, *, limits: Limits, field: str = "tags") -> list[str]:
+    """Tags: stripped, lower-cased, de-duplicated in first-seen order."""
+    if tags is None:
+        return []
+    if isinstance(tags, str) or not isinstance(tags, Iterable):
+        raise ValidationError(f"{field} must be a list of strings", field=field)
+    out: list[str] = []
+    for i, tag in enumerate(tags):
+        clean = required_text(tag, field=f"{field}[{i}]", limit=limits.tag_chars).lower()
+        clean = _WS_RE.sub(" ", unicodedata.normalize("NFKC", clean))
+        if clean not in out:
+            out.append(clean)
+    if len(out) > limits.tags_per_observation:
+        raise TooLargeError(
+            f"{field} has {len(out)} tags; the limit is {limits.tags_per_observation}",
+            field=field,
+        )
+    return out
+
+
+def check_confidence(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValidationError("confidence must be a number between 0 and 1", field="confidence")
+    if not (0.0 <= float(value) <= 1.0):
+        raise ValidationError(
+            f"confidence {value} is outside 0..1", field="confidence"
+        )
+    return float(value)
+
+
+def check_weight(value: object, *, field: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValidationError(f"{field} must be a number", field=field)
+    weight = float(value)
+    if not math.isfinite(weight) or weight < 0:
+        raise ValidationError(f"{field} must be a finite number >= 0, not {value}", field=field)
+    return weight
+
+
+def validate_file_path(path: object, *, limits: Limits, field: str = "path") -> str:
+    """A relative POSIX path inside the memory's appendix: no '..', no absolute paths."""
+    text = check_text(path, field=field)
+    if not text.strip():
+        raise ValidationError(f"{field} must not be empty", field=field)
+    if text.startswith("/") or re.match(r"^[A-Za-z]:", text):
+        raise ValidationError(
+            f"{field} {text!r} is absolute; give a path relative to the memory's appendix",
+            field=field,
+            path=text,
+        )
+    if "\\" in text:
+        raise ValidationError(f"{field} {text!r} uses '\\'; separate folders with '/'",
+                              field=field, path=text)
+    parts = text.split("/")
+    for part in parts:
+        if part in ("..", "."):
+            raise ValidationError(
+                f"{field} {text!r} contains '{part}'; appendix paths cannot leave or "
+                "re-enter folders",
+                field=field,
+                path=text,
+            )
+        if not part:
+            raise ValidationError(f"{field} {text!r} has an empty segment", field=field, path=text)
+        if part != part.strip():
+            raise ValidationError(
+                f"{field} {text!r} has a segment with surrounding spaces", field=field, path=text
+            )
+    return _bounded(text, limits.file_path_chars, field=field)
+
+
+# ---------------------------------------------------------------------------------------------
+# Entity and relationship drafts
+
+
+@dataclass(frozen=True, slots=True)
+class EntityDraft:
+    name: str
+    key: str
+    type: str | None
+    description: str
+    retrieval_queries: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RelationshipDraft:
+    source: str
+    source_key: str
+    type: str
+    target: str
+    target_key: str
+    description: str | None
+    weight: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class RelationshipKey:
+    source_key: str
+    type: str
+    target_key: str
+
+
+_ENTITY_FIELDS = {"name", "type", "description", "retrieval_queries"}
+_REL_FIELDS = {"source", "type", "target", "description", "weight"}
+
+
+def _as_mapping(item: object, *, field: str, allowed: set[str]) -> Mapping[str, Any]:
+    if hasattr(item, "model_dump"):
+        item = item.model_dump()
+    if not isinstance(item, Mapping):
+        raise ValidationError(f"{field} must be an object, not {type(item).__name__}", field=field)
+    unknown = sorted(set(item) - allowed)
+    if unknown:
+        raise ValidationError(
+            f"{field} has unknown field(s) {', '.join(map(str, unknown))}; "
+            f"allowed: {', '.join(sorted(allowed))}",
+            field=field,
+        )
+    return item
+
+
+def _as_list(value: object, *, field: str) -> Sequence[Any]:
+    if value is None:
+        return []
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise ValidationError(f"{field} must be a list", field=field)
+    return list(value)
+
+
+def parse_entities(raw: object, *, limits: Limits, field: str = "entities") -> list[EntityDraft]:
+    """Validate entity inputs; repeats of one name in a write merge (later wins)."""
+    items = _as_list(raw, field=field)
+    if len(items) > limits.entities_per_write:
+        raise TooLargeError(
+            f"{field} has {len(items)} entities; the limit per write is "
+            f"{limits.entities_per_write}",
+            field=field,
+        )
+    drafts: dict[str, EntityDraft] = {}
+    for i, item in enumerate(items):
+        f = f"{field}[{i}]"
+        data = _as_mapping(item, field=f, allowed=_ENTITY_FIELDS)
+        if "name" not in data:
+            raise ValidationError(f"{f}.name is required", field=f"{f}.name")
+        name, key = normalize_name(data["name"], field=f"{f}.name", limit=limits.entity_name_chars)
+        etype = None
+        if data.get("type") is not None:
+            etype = normalize_type(data["type"], field=f"{f}.type", limit=limits.entity_type_chars)
+        raw_desc = data.get("description")
+        if raw_desc is None or (isinstance(raw_desc, str) and not raw_desc.strip()):
+            raise ValidationError(
+                f"entity {name!r} ({f}) needs a non-empty description: it is what recall "
+                "matches on, so an entity without one could never be found",
+                field=f"{f}.description",
+                entity=name,
+            )
+        description = required_text(
+            raw_desc, field=f"{f}.description", limit=limits.description_chars,
+            multiline=True, entity=name,
+        )
+        queries: list[str] = []
+        for j, q in enumerate(_as_list(data.get("retrieval_queries"), field=f"{f}.retrieval_queries")):
+            text = required_text(
+                q, field=f"{f}.retrieval_queries[{j}]", limit=limits.retrieval_query_chars
+            )
+            if text not in queries:
+                queries.append(text)
+        if len(queries) > limits.retrieval_queries_per_entity:
+            raise TooLargeError(
+                f"{f}.retrieval_queries has {len(queries)} queries; the limit is "
+                f"{limits.retrieval_queries_per_entity}",
+                field=f"{f}.retrieval_queries",
+                entity=name,
+            )
+        prior = drafts.get(key)
+        if prior is not None:
+            merged = list(prior.retrieval_queries) + [q for q in queries if q not in prior.retrieval_queries]
+            queries = merged[: limits.retrieval_queries_per_entity]
+            etype = etype or prior.type
+            name = prior.name
+        drafts[key] = EntityDraft(name, key, etype, description, tuple(queries))
+    return list(drafts.values())
+
+
+def parse_relationships(
+    raw: object, *, limits: Limits, field: str = "relationships"
+) -> list[RelationshipDraft]:
+    """Validate relationship inputs; a repeat of one (source, type, target) keeps the last."""
+    items = _as_list(raw, field=field)
+    if len(items) > limits.relationships_per_write:
+        raise TooLargeError(
+            f"{field} has {len(items)} relationships; the limit per write is "
+            f"{limits.relationships_per_write}",
+            field=field,
+        )
+    drafts: dict[tuple[str, str, str], RelationshipDraft] = {}
+    for i, item in enumerate(items):
+        f = f"{field}[{i}]"
+        data = _as_mapping(item, field=f, allowed=_REL_FIELDS)
+        for required in ("source", "type", "target"):
+            if required not in data:
+                raise ValidationError(f"{f}.{required} is required", field=f"{f}.{required}")
+        source, skey = normalize_name(data["source"], field=f"{f}.source",
+                                      limit=limits.entity_name_chars)
+        target, tkey = normalize_name(data["target"], field=f"{f}.target",
+                                      limit=limits.entity_name_chars)
+        rtype = normalize_type(data["type"], field=f"{f}.type",
+                               limit=limits.relationship_type_chars)
+        if skey == tkey:
+            raise ValidationError(
+                f"{f} links {source!r} to itself; a relationship needs two different entities",
+                field=f,
+            )
+        description = optional_text(
+            data.get("description"), field=f"{f}.description", limit=limits.description_chars,
+            multiline=True,
+        )
+        weight = None
+        if data.get("weight") is not None:
+            weight = check_weight(data["weight"], field=f"{f}.weight")
+        drafts[(skey, rtype, tkey)] = RelationshipDraft(
+            source, skey, rtype, target, tkey, description, weight
+        )
+    return list(drafts.values())
+
+
+def parse_relationship_refs(raw: object, *, limits: Limits, field: str) -> list[RelationshipKey]:
+    """Relationship identities ``{source, type, target}`` (for explicit removal)."""
+    out: list[RelationshipKey] = []
+    for i, item in enumerate(_as_list(raw, field=field)):
+        f = f"{field}[{i}]"
+        data = _as_mapping(item, field=f, allowed={"source", "type", "target"})
+        for required in ("source", "type", "target"):
+            if required not in data:
+                raise ValidationError(f"{f}.{required} is required", field=f"{f}.{required}")
+        _, skey = normalize_name(data["source"], field=f"{f}.source", limit=limits.entity_name_chars)
+        _, tkey = normalize_name(data["target"], field=f"{f}.target", limit=limits.entity_name_chars)
+        rtype = normalize_type(data["type"], field=f"{f}.type", limit=limits.relationship_type_chars)
+        out.append(RelationshipKey(skey, rtype, tkey))
+    return out
+
+
+def parse_names(raw: object, *, limits: Limits, field: str) -> list[tuple[str, str]]:
+    return [
+        normalize_name(item, field=f"{field}[{i}]", limit=limits.entity_name_chars)
+        for i, item in enumerate(_as_list(raw, field=field))
+    ]
+
+
+def parse_paths(raw: object, *, limits: Limits, field: str) -> list[str]:
+    paths: list[str] = []
+    for i, item in enumerate(_as_list(raw, field=field)):
+        path = validate_file_path(item, limits=limits, field=f"{field}[{i}]")
+        if path not in paths:
+            paths.append(path)
+    if len(paths) > limits.files_per_observation:
+        raise TooLargeError(
+            f"{field} references {len(paths)} files; the limit is {limits.files_per_observation}",
+            field=field,
+        )
+    return paths
+
+
+def description_words(text: str) -> frozenset[str]:
+    """The words of a description, for telling a material change from a cosmetic one."""
+    return frozenset(re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold()))
+
+
+def fingerprint(operation: str, payload: Mapping[str, Any]) -> str:
+    """A canonical hash of a write request, for idempotency: key order and spacing don't count."""
+    blob = json.dumps(
+        {"op": operation, "payload": payload},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        default=_json_default,
+    )
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, (tuple, frozenset, set)):
+        return sorted(value) if isinstance(value, (set, frozenset)) else list(value)
+    if hasattr(value, "__dataclass_fields__"):
+        return {k: getattr(value, k) for k in value.__dataclass_fields__}
+    raise TypeError(f"cannot fingerprint {type(value).__name__}")
