@@ -1,2 +1,383 @@
-def main() -> int:
+"""The ``turngraph`` command: parse, call the core, render. No memory rule lives here.
+
+Errors print as one line on stderr and exit with status 1 (2 for usage errors).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+import turngraph
+from turngraph.errors import TurngraphError, ValidationError
+from turngraph.memory import Memory
+from turngraph.models import Entity, Observation, WriteResult
+
+Handler = Callable[[argparse.Namespace], Any]
+
+
+def _json_arg(text: str, *, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValidationError(
+            f"{what} is not valid JSON: {exc.msg} at position {exc.pos}", field=what
+        ) from None
+
+
+def _read_text(value: str) -> str:
+    if value == "-":
+        return sys.stdin.read()
+    path = Path(value)
+    try:
+        return path.read_text("utf-8")
+    except OSError as exc:
+        raise ValidationError(f"cannot read {value}: {exc.strerror}", field="file") from None
+
+
+def _db(args: argparse.Namespace) -> turngraph.Database:
+    return turngraph.open(args.db)
+
+
+def _memory(args: argparse.Namespace) -> Memory:
+    return _db(args).memory(args.memory)
+
+
+# -- rendering ---------------------------------------------------------------------------------
+
+
+def _render_observation(o: Observation) -> str:
+    lines = [
+        f"{o.slug}  {o.title}",
+        f"  category: {o.category}   observed: {o.observed_at.isoformat()}",
+    ]
+    if o.tags:
+        lines.append(f"  tags: {', '.join(o.tags)}")
+    if o.source:
+        lines.append(f"  source: {o.source}")
+    if o.entities:
+        lines.append(f"  entities: {', '.join(o.entities)}")
+    for r in o.relationships:
+        lines.append(f"  {r.source} -[{r.type}]-> {r.target}")
+    if o.files:
+        lines.append(f"  files: {', '.join(o.files)}")
+    lines += ["", o.content]
+    return "\n".join(lines)
+
+
+def _render_entity(e: Entity) -> str:
+    lines = [f"{e.name} ({e.type}, degree {e.degree})", f"  {e.description}"]
+    if e.aliases:
+        lines.append(f"  also known as: {', '.join(e.aliases)}")
+    for q in e.retrieval_queries:
+        lines.append(f"  answers: {q}")
+    for r in e.relationships:
+        desc = f"  ({r.description})" if r.description else ""
+        lines.append(f"  {r.source} -[{r.type}]-> {r.target}{desc}")
+    if e.relationships_truncated:
+        lines.append("  ... more relationships not shown")
+    lines.append(f"  observations: {', '.join(e.observations)}")
+    return "\n".join(lines)
+
+
+def _render_write(res: WriteResult) -> str:
+    verb = "replayed" if res.replayed else "wrote"
+    lines = [f"{verb} {res.observation.slug}"]
+    for e in res.entities:
+        lines.append(f"  {'new ' if e.is_new else ''}{e.name} ({e.type}, degree {e.degree})")
+        for r in e.relationships:
+            lines.append(f"    {r.source} -[{r.type}]-> {r.target}")
+    lines += [f"  warning: {w}" for w in res.warnings]
+    lines += [f"  review: {h.message}" for h in res.hints]
+    return "\n".join(lines)
+
+
+def _emit(args: argparse.Namespace, value: Any, text: Callable[[Any], str]) -> None:
+    if args.json:
+        if isinstance(value, BaseModel):
+            print(value.model_dump_json(indent=2))
+        else:
+            print(json.dumps([v.model_dump(mode="json") for v in value], indent=2))
+    else:
+        print(text(value))
+
+
+# -- commands ----------------------------------------------------------------------------------
+
+
+def cmd_memories(args: argparse.Namespace) -> None:
+    db = _db(args)
+    if args.action == "create":
+        info = db.create_memory(_need(args.name, "NAME"), visibility=args.visibility).info()
+        _emit(args, info, lambda i: f"created memory {i.name} ({i.visibility})")
+    elif args.action == "delete":
+        db.delete_memory(_need(args.name, "NAME"))
+        print(json.dumps({"deleted": args.name}) if args.json else f"deleted memory {args.name}")
+    else:
+        memories = db.list_memories()
+        _emit(
+            args,
+            memories,
+            lambda ms: (
+                "\n".join(
+                    f"{m.name:20} {m.visibility:12} {m.observations:6} observations "
+                    f"{m.entities:6} entities {m.relationships:6} relationships"
+                    for m in ms
+                )
+                or "no memories yet: turngraph memories create NAME"
+            ),
+        )
+
+
+def _need(value: str | None, what: str) -> str:
+    if not value:
+        raise ValidationError(f"{what} is required for this action", field=what.lower())
+    return value
+
+
+def cmd_add(args: argparse.Namespace) -> None:
+    body: dict[str, Any] = {}
+    if args.from_json:
+        loaded = _json_arg(_read_text(args.from_json), what="--from-json")
+        if not isinstance(loaded, dict):
+            raise ValidationError("--from-json must hold a JSON object", field="--from-json")
+        body.update(loaded)
+    for key in ("title", "category", "source", "observed_at", "confidence", "idempotency_key"):
+        if getattr(args, key) is not None:
+            body[key] = getattr(args, key)
+    if args.content is not None:
+        body["content"] = args.content
+    if args.content_file is not None:
+        body["content"] = _read_text(args.content_file)
+    if args.tag:
+        body["tags"] = args.tag
+    if args.entity:
+        body["entities"] = [_json_arg(e, what="--entity") for e in args.entity]
+    if args.relationship:
+        body["relationships"] = [_json_arg(r, what="--relationship") for r in args.relationship]
+    if args.file:
+        body["files"] = args.file
+    for required in ("title", "content"):
+        if required not in body:
+            raise ValidationError(f"--{required} is required", field=required)
+    res = _memory(args).add_observation(**body)
+    _emit(args, res, _render_write)
+
+
+def cmd_show(args: argparse.Namespace) -> None:
+    _emit(args, _memory(args).get_observation(args.slug), _render_observation)
+
+
+def cmd_entities(args: argparse.Namespace) -> None:
+    mem = _memory(args)
+    if args.name:
+        _emit(args, mem.get_entity(args.name), _render_entity)
+        return
+    rows = mem.list_entities(args.type, limit=args.limit)
+    _emit(
+        args,
+        rows,
+        lambda es: (
+            "\n".join(f"{e.name} ({e.type}, degree {e.degree}): {e.description}" for e in es)
+            or "no entities"
+        ),
+    )
+
+
+def cmd_delete(args: argparse.Namespace) -> None:
+    res = _memory(args).delete_observation(args.slug)
+
+    def text(r: Any) -> str:
+        lines = [f"deleted {r.observation.slug}"]
+        lines += [f"  pruned entity {name}" for name in r.pruned_entities]
+        lines += [f"  pruned {p.source} -[{p.type}]-> {p.target}" for p in r.pruned_relationships]
+        return "\n".join(lines)
+
+    _emit(args, res, text)
+
+
+def cmd_files(args: argparse.Namespace) -> None:
+    mem = _memory(args)
+    if args.action == "put":
+        data = (
+            Path(_need(args.local, "LOCAL")).read_bytes()
+            if args.local != "-"
+            else sys.stdin.buffer.read()
+        )
+        f = mem.put_file(
+            _need(args.path, "PATH"),
+            data,
+            description=args.description or "",
+            created_by=args.created_by or os.environ.get("USER"),
+            content_type=args.content_type,
+            overwrite=args.overwrite,
+        )
+        _emit(args, f, lambda f: f"stored {f.path} ({f.size} bytes, {f.content_type})")
+    elif args.action == "get":
+        content = mem.get_file(_need(args.path, "PATH"))
+        if args.local and args.local != "-":
+            Path(args.local).write_bytes(content.data)
+        else:
+            sys.stdout.buffer.write(content.data)
+    elif args.action == "delete":
+        f = mem.delete_file(_need(args.path, "PATH"))
+        _emit(args, f, lambda f: f"deleted {f.path}")
+    else:
+        files = mem.list_files(args.path)
+        _emit(
+            args,
+            files,
+            lambda fs: (
+                "\n".join(
+                    f"{f.path:40} {f.size:10} {f.content_type:28} {f.created_by:12} {f.description}"
+                    for f in fs
+                )
+                or "no files"
+            ),
+        )
+
+
+def cmd_consolidate(args: argparse.Namespace) -> None:
+    mem = _memory(args)
+
+    def text(ps: Any) -> str:
+        return (
+            "\n".join(
+                f"#{p.id} [{p.status}] merge {p.duplicate!r} into {p.canonical!r} "
+                f"({p.type}, score {p.score}): {'; '.join(p.reasons)}"
+                for p in ps
+            )
+            or "no proposals"
+        )
+
+    if args.action == "accept":
+        res = mem.accept_proposal(int(_need(args.id, "ID")))
+        _emit(
+            args,
+            res,
+            lambda r: (
+                f"merged {r.proposal.duplicate!r} into {r.entity.name!r}: "
+                f"{r.relinked_observations} observation link(s) moved, "
+                f"{len(r.dropped_self_loops)} self-loop(s) dropped, "
+                f"{len(r.merged_relationships)} duplicate edge(s) merged"
+            ),
+        )
+    elif args.action == "reject":
+        p = mem.reject_proposal(int(_need(args.id, "ID")))
+        _emit(args, p, lambda p: f"rejected #{p.id}; this pair will not be proposed again")
+    elif args.action == "list":
+        _emit(args, mem.list_proposals(None if args.status == "all" else args.status), text)
+    else:
+        _emit(args, mem.consolidate(), text)
+
+
+def cmd_demo(args: argparse.Namespace) -> None:
+    from turngraph.demo import run_demo
+
+    run_demo(args.db, memory=args.memory)
+
+
+# -- parser ------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--db",
+        default=os.environ.get("TURNGRAPH_DB", "./turngraph.db"),
+        help="database path or sqlite:///PATH (default ./turngraph.db)",
+    )
+    common.add_argument(
+        "--memory",
+        default=os.environ.get("TURNGRAPH_MEMORY", "default"),
+        help="memory name (default: 'default')",
+    )
+    common.add_argument("--json", action="store_true", help="print JSON for scripts")
+
+    parser = argparse.ArgumentParser(prog="turngraph", description="Memory for agents.")
+    parser.add_argument("--version", action="version", version=turngraph.__version__)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name: str, handler: Handler, help: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, parents=[common], help=help, description=help)
+        p.set_defaults(handler=handler)
+        return p
+
+    p = add("memories", cmd_memories, "list, create or delete memories")
+    p.add_argument("action", nargs="?", choices=["list", "create", "delete"], default="list")
+    p.add_argument("name", nargs="?")
+    p.add_argument("--visibility", default="private", choices=["private", "organization"])
+
+    p = add("add", cmd_add, "add an observation")
+    p.add_argument("--title")
+    p.add_argument("--content")
+    p.add_argument("--content-file", help="read content from a file ('-' for stdin)")
+    p.add_argument("--category")
+    p.add_argument("--tag", action="append")
+    p.add_argument("--source")
+    p.add_argument("--observed-at", dest="observed_at")
+    p.add_argument("--confidence", type=float)
+    p.add_argument(
+        "--entity", action="append", help='JSON: {"name": ..., "type": ..., "description": ...}'
+    )
+    p.add_argument(
+        "--relationship", action="append", help='JSON: {"source": ..., "type": ..., "target": ...}'
+    )
+    p.add_argument("--file", action="append", help="appendix file path to reference")
+    p.add_argument("--idempotency-key", dest="idempotency_key")
+    p.add_argument("--from-json", help="read the whole request from a JSON file ('-': stdin)")
+
+    p = add("show", cmd_show, "show an observation in full")
+    p.add_argument("slug")
+
+    p = add("entities", cmd_entities, "list entities, or show one")
+    p.add_argument("name", nargs="?")
+    p.add_argument("--type")
+    p.add_argument("--limit", type=int, default=100)
+
+    p = add("delete", cmd_delete, "delete an observation and prune what only it backed")
+    p.add_argument("slug")
+
+    p = add("files", cmd_files, "list, store, read or delete appendix files")
+    p.add_argument("action", nargs="?", choices=["list", "put", "get", "delete"], default="list")
+    p.add_argument("path", nargs="?")
+    p.add_argument("local", nargs="?", help="local file to read (put) or write (get)")
+    p.add_argument("--description")
+    p.add_argument("--created-by", dest="created_by")
+    p.add_argument("--content-type", dest="content_type")
+    p.add_argument("--overwrite", action="store_true")
+
+    p = add("consolidate", cmd_consolidate, "propose, list, accept or reject entity merges")
+    p.add_argument("action", nargs="?", choices=["run", "list", "accept", "reject"], default="run")
+    p.add_argument("id", nargs="?")
+    p.add_argument(
+        "--status", default="open", choices=["open", "accepted", "rejected", "obsolete", "all"]
+    )
+
+    add("demo", cmd_demo, "write a few observations, show the graph, delete one")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        args.handler(args)
+    except TurngraphError as exc:
+        print(f"turngraph: error: {exc}", file=sys.stderr)
+        return 1
+    except (OSError, ValueError) as exc:
+        print(f"turngraph: error: {exc}", file=sys.stderr)
+        return 1
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

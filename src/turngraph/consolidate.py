@@ -23,25 +23,88 @@ from difflib import SequenceMatcher
 from turngraph.store.base import EntityRow
 
 NICKNAMES = {
-    "abby": "abigail", "al": "albert", "alex": "alexander", "andy": "andrew", "ben": "benjamin",
-    "beth": "elizabeth", "bill": "william", "billy": "william", "bob": "robert",
-    "bobby": "robert", "cathy": "catherine", "chris": "christopher", "chuck": "charles",
-    "dan": "daniel", "danny": "daniel", "dave": "david", "dick": "richard", "ed": "edward",
-    "eddie": "edward", "fred": "frederick", "greg": "gregory", "jack": "john",
-    "jeff": "jeffrey", "jen": "jennifer", "jenny": "jennifer", "jim": "james",
-    "jimmy": "james", "joe": "joseph", "joey": "joseph", "johnny": "john", "jon": "jonathan",
-    "kate": "katherine", "katie": "katherine", "kathy": "katherine", "ken": "kenneth",
-    "larry": "lawrence", "liz": "elizabeth", "maggie": "margaret", "matt": "matthew",
-    "meg": "margaret", "mike": "michael", "mikey": "michael", "nate": "nathan",
-    "nick": "nicholas", "pat": "patrick", "peggy": "margaret", "pete": "peter",
-    "rich": "richard", "rick": "richard", "rob": "robert", "robbie": "robert", "ron": "ronald",
-    "sam": "samuel", "steve": "stephen", "sue": "susan", "susie": "susan", "ted": "edward",
-    "tim": "timothy", "tom": "thomas", "tommy": "thomas", "tony": "anthony", "vicky": "victoria",
+    "abby": "abigail",
+    "al": "albert",
+    "alex": "alexander",
+    "andy": "andrew",
+    "ben": "benjamin",
+    "beth": "elizabeth",
+    "bill": "william",
+    "billy": "william",
+    "bob": "robert",
+    "bobby": "robert",
+    "cathy": "catherine",
+    "chris": "christopher",
+    "chuck": "charles",
+    "dan": "daniel",
+    "danny": "daniel",
+    "dave": "david",
+    "dick": "richard",
+    "ed": "edward",
+    "eddie": "edward",
+    "fred": "frederick",
+    "greg": "gregory",
+    "jack": "john",
+    "jeff": "jeffrey",
+    "jen": "jennifer",
+    "jenny": "jennifer",
+    "jim": "james",
+    "jimmy": "james",
+    "joe": "joseph",
+    "joey": "joseph",
+    "johnny": "john",
+    "jon": "jonathan",
+    "kate": "katherine",
+    "katie": "katherine",
+    "kathy": "katherine",
+    "ken": "kenneth",
+    "larry": "lawrence",
+    "liz": "elizabeth",
+    "maggie": "margaret",
+    "matt": "matthew",
+    "meg": "margaret",
+    "mike": "michael",
+    "mikey": "michael",
+    "nate": "nathan",
+    "nick": "nicholas",
+    "pat": "patrick",
+    "peggy": "margaret",
+    "pete": "peter",
+    "rich": "richard",
+    "rick": "richard",
+    "rob": "robert",
+    "robbie": "robert",
+    "ron": "ronald",
+    "sam": "samuel",
+    "steve": "stephen",
+    "sue": "susan",
+    "susie": "susan",
+    "ted": "edward",
+    "tim": "timothy",
+    "tom": "thomas",
+    "tommy": "thomas",
+    "tony": "anthony",
+    "vicky": "victoria",
     "will": "william",
 }
 ORG_SUFFIXES = {
-    "ag", "co", "company", "corp", "corporation", "gmbh", "inc", "incorporated", "limited",
-    "llc", "llp", "ltd", "plc", "pty", "sa", "sarl", "srl",
+    "ag",
+    "co",
+    "company",
+    "corp",
+    "corporation",
+    "gmbh",
+    "inc",
+    "incorporated",
+    "limited",
+    "llc",
+    "llp",
+    "ltd",
+    "plc",
+    "pty",
+    "sa",
+    "sarl",
+    "srl",
 }
 _WORD = re.compile(r"\w+")
 # Signals and the score each one gives a pair.
@@ -91,15 +154,18 @@ def types_compatible(a: str, b: str) -> bool:
 
 def choose_canonical(a: EntityRow, b: EntityRow) -> tuple[EntityRow, EntityRow]:
     """The better-connected, plainer-named, older entity survives a merge."""
+
     def rank(e: EntityRow) -> tuple[int, int, str, int]:
         return (-e.degree, int("," in e.name), e.created_at.isoformat(), e.id)
+
     return (a, b) if rank(a) <= rank(b) else (b, a)
 
 
 def find_candidates(
     entities: Sequence[EntityRow], *, skip: set[tuple[str, str]]
 ) -> list[Candidate]:
-    """Merge candidates among ``entities``, best first; pairs in ``skip`` (sorted keys) are left out."""
+    """Merge candidates among ``entities``, best first, leaving out the (sorted) key pairs in
+    ``skip``."""
     reasons: dict[tuple[int, int], list[tuple[str, float]]] = defaultdict(list)
     by_id = {e.id: e for e in entities}
 
@@ -117,10 +183,14 @@ def find_candidates(
             groups[vk].append(e)
     for vk, members in groups.items():
         for i, a in enumerate(members):
-            for b in members[i + 1:]:
+            for b in members[i + 1 :]:
                 if types_compatible(a.type, b.type):
-                    note(a, b, f"{a.name!r} and {b.name!r} are variants of one name ({vk!r})",
-                         NAME_VARIANT_SCORE)
+                    note(
+                        a,
+                        b,
+                        f"{a.name!r} and {b.name!r} are variants of one name ({vk!r})",
+                        NAME_VARIANT_SCORE,
+                    )
 
     # Typos: compare variant keys that share their first three characters.
     blocks: dict[str, list[tuple[str, EntityRow]]] = defaultdict(list)
@@ -129,7 +199,7 @@ def find_candidates(
             blocks[vk[:3]].extend((vk, m) for m in members)
     for members_with_keys in blocks.values():
         for i, (ka, a) in enumerate(members_with_keys):
-            for kb, b in members_with_keys[i + 1:]:
+            for kb, b in members_with_keys[i + 1 :]:
                 if ka == kb or not types_compatible(a.type, b.type):
                     continue
                 ratio = SequenceMatcher(None, ka, kb).ratio()
@@ -147,7 +217,7 @@ def find_candidates(
         if len(ids) > MAX_POSTING:
             continue
         for i, a_id in enumerate(ids):
-            for b_id in ids[i + 1:]:
+            for b_id in ids[i + 1 :]:
                 shared[(min(a_id, b_id), max(a_id, b_id))] += 1
     for (a_id, b_id), count in shared.items():
         wa, wb = words[a_id], words[b_id]
@@ -158,8 +228,12 @@ def find_candidates(
         ratio = SequenceMatcher(None, " ".join(wa), " ".join(wb)).ratio()
         if ratio >= DESCRIPTION_RATIO:
             a, b = by_id[a_id], by_id[b_id]
-            note(a, b, f"{a.name!r} and {b.name!r} are both {a.type}s with near-identical "
-                 "descriptions", ratio)
+            note(
+                a,
+                b,
+                f"{a.name!r} and {b.name!r} are both {a.type}s with near-identical descriptions",
+                ratio,
+            )
 
     out: list[Candidate] = []
     for (a_id, b_id), found in reasons.items():
@@ -167,7 +241,8 @@ def find_candidates(
         best = max(score for _, score in found)
         score = min(1.0, best + 0.05 * (len(found) - 1))
         etype = canonical.type if canonical.type != "other" else duplicate.type
-        out.append(Candidate(canonical, duplicate, etype, tuple(r for r, _ in found),
-                             round(score, 4)))
+        out.append(
+            Candidate(canonical, duplicate, etype, tuple(r for r, _ in found), round(score, 4))
+        )
     out.sort(key=lambda c: (-c.score, c.canonical.key, c.duplicate.key))
     return out

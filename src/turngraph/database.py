@@ -21,7 +21,7 @@ from turngraph.validate import validate_memory_name
 VISIBILITIES = ("private", "organization")
 
 
-def open(url: str | Path, *, settings: Settings | None = None) -> Database:  # noqa: A001
+def open(url: str | Path, *, settings: Settings | None = None) -> Database:
     """Open (creating if needed) the database at ``url``: a file path or ``sqlite:///path``.
 
     One database holds many memories. Raises :class:`~turngraph.errors.ValidationError` for a
@@ -62,8 +62,9 @@ def _retrieval(value: object) -> RetrievalConfig:
         try:
             config = RetrievalConfig(**value)
         except (PydanticValidationError, TypeError) as exc:
-            raise ValidationError(f"invalid retrieval configuration: {exc}",
-                                  field="retrieval") from None
+            raise ValidationError(
+                f"invalid retrieval configuration: {exc}", field="retrieval"
+            ) from None
     else:
         raise ValidationError("retrieval must be a RetrievalConfig or a dict", field="retrieval")
     if not config.embedder.strip():
@@ -97,7 +98,9 @@ class Database:
         return self
 
     def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
         self.close()
@@ -106,7 +109,10 @@ class Database:
         self.store.close()
 
     def create_memory(
-        self, name: str, *, visibility: str = "private",
+        self,
+        name: str,
+        *,
+        visibility: str = "private",
         retrieval: RetrievalConfig | dict[str, Any] | None = None,
     ) -> Memory:
         """Create a memory; its retrieval configuration is fixed from now on.
@@ -118,7 +124,9 @@ class Database:
         vis = _visibility(visibility)
         config = _retrieval(retrieval)
         row = self.store.create_memory(
-            name=name, visibility=vis, retrieval=config.model_dump_json(),
+            name=name,
+            visibility=vis,
+            retrieval=config.model_dump_json(),
             now=datetime.now(UTC),
         )
         return Memory(self.store, row)
@@ -138,7 +146,10 @@ class Database:
         return [Memory(self.store, row).info() for row in self.store.list_memories()]
 
     def update_memory(
-        self, name: str, *, visibility: str | None = None,
+        self,
+        name: str,
+        *,
+        visibility: str | None = None,
         retrieval: RetrievalConfig | dict[str, Any] | None = None,
     ) -> MemoryInfo:
         """Change a memory's visibility. Its retrieval configuration cannot change.

@@ -14,8 +14,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from turngraph.config import Limits
 from turngraph.errors import ValidationError
 from turngraph.models import (
+    Entity,
     EntityNeighborhood,
     Observation,
     Relationship,
@@ -55,8 +57,10 @@ def resolve_entities(
     found = tx.find_entities(keys)
     written = {d.key for d in drafts}
     for i, rel in enumerate(rels):
-        for end, key, name in (("source", rel.source_key, rel.source),
-                               ("target", rel.target_key, rel.target)):
+        for end, key, name in (
+            ("source", rel.source_key, rel.source),
+            ("target", rel.target_key, rel.target),
+        ):
             if key not in written and key not in found:
                 raise ValidationError(
                     f"relationship {rel.source!r} -[{rel.type}]-> {rel.target!r} names "
@@ -84,16 +88,25 @@ def apply_entities(
         row = existing.get(draft.key)
         if row is None:
             row = tx.insert_entity(
-                key=draft.key, name=draft.name, type=draft.type or "other",
-                description=draft.description, retrieval_queries=draft.retrieval_queries, now=now,
+                key=draft.key,
+                name=draft.name,
+                type=draft.type or "other",
+                description=draft.description,
+                retrieval_queries=draft.retrieval_queries,
+                now=now,
             )
             existing[draft.key] = row
             touched.touch_entity(row, new=True)
         else:
             touched.touch_entity(row)
         tx.put_link(
-            observation_id, row.id, explicit=True, type=draft.type,
-            description=draft.description, retrieval_queries=draft.retrieval_queries, seq=seq,
+            observation_id,
+            row.id,
+            explicit=True,
+            type=draft.type,
+            description=draft.description,
+            retrieval_queries=draft.retrieval_queries,
+            seq=seq,
         )
         ids[draft.key] = row.id
     return ids
@@ -123,8 +136,9 @@ def apply_relationships(
             rel_id = tx.insert_relationship(
                 source_id=source.id, type=rel.type, target_id=target.id, now=now
             )
-        tx.put_backing(observation_id, rel_id, description=rel.description, weight=rel.weight,
-                       seq=seq)
+        tx.put_backing(
+            observation_id, rel_id, description=rel.description, weight=rel.weight, seq=seq
+        )
         touched.relationship_ids.add(rel_id)
         for end in (source, target):
             touched.touch_entity(end)
@@ -136,8 +150,15 @@ def link_endpoints(tx: WriteTx, observation_id: int, *, seq: int) -> None:
     for rel in tx.get_relationships(tx.observation_relationship_ids(observation_id)):
         for end in (rel.source_id, rel.target_id):
             if end not in linked:
-                tx.put_link(observation_id, end, explicit=False, type=None, description=None,
-                            retrieval_queries=(), seq=seq)
+                tx.put_link(
+                    observation_id,
+                    end,
+                    explicit=False,
+                    type=None,
+                    description=None,
+                    retrieval_queries=(),
+                    seq=seq,
+                )
                 linked.add(end)
 
 
@@ -149,8 +170,7 @@ def refold_entities(tx: WriteTx, ids: Iterable[int], *, now: datetime) -> None:
         if not assertions:
             continue  # linked only through relationships: keep the last known fields
         etype = next((a.type for a in assertions if a.type), entity.type)
-        description = next((a.description for a in assertions if a.description),
-                           entity.description)
+        description = next((a.description for a in assertions if a.description), entity.description)
         queries: list[str] = []
         for a in assertions:
             for q in a.retrieval_queries:
@@ -158,10 +178,13 @@ def refold_entities(tx: WriteTx, ids: Iterable[int], *, now: datetime) -> None:
                     queries.append(q)
         queries = queries[:MAX_RETRIEVAL_QUERIES]
         if (etype, description, tuple(queries)) != (
-            entity.type, entity.description, entity.retrieval_queries
+            entity.type,
+            entity.description,
+            entity.retrieval_queries,
         ):
-            tx.update_entity(entity.id, type=etype, description=description,
-                             retrieval_queries=queries, now=now)
+            tx.update_entity(
+                entity.id, type=etype, description=description, retrieval_queries=queries, now=now
+            )
 
 
 def refold_relationships(tx: WriteTx, ids: Iterable[int], *, now: datetime) -> None:
@@ -190,8 +213,13 @@ def prune(
 
 
 def to_relationship(row: RelationshipRow) -> Relationship:
-    return Relationship(source=row.source, type=row.type, target=row.target,
-                        description=row.description, weight=row.weight)
+    return Relationship(
+        source=row.source,
+        type=row.type,
+        target=row.target,
+        description=row.description,
+        weight=row.weight,
+    )
 
 
 def to_ref(row: RelationshipRow) -> RelationshipRef:
@@ -203,18 +231,43 @@ def to_observation(tx: ReadTx, row: ObservationRow) -> Observation:
     entities = tx.get_entities(entity_ids)
     rels = tx.get_relationships(tx.observation_relationship_ids(row.id))
     return Observation(
-        slug=row.slug, title=row.title, content=row.content, category=row.category,
-        tags=list(row.tags), observed_at=row.observed_at, created_at=row.created_at,
-        updated_at=row.updated_at, confidence=row.confidence, source=row.source,
+        slug=row.slug,
+        title=row.title,
+        content=row.content,
+        category=row.category,
+        tags=list(row.tags),
+        observed_at=row.observed_at,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        confidence=row.confidence,
+        source=row.source,
         entities=[entities[i].name for i in entity_ids if i in entities],
         relationships=[to_relationship(r) for r in rels],
         files=tx.observation_files(row.id),
     )
 
 
-def neighborhoods(
-    tx: ReadTx, touched: Touched, *, limit: int
-) -> list[EntityNeighborhood]:
+def to_entity(tx: ReadTx, entity: EntityRow, *, limits: Limits) -> Entity:
+    """An entity with its relationships and observation slugs, each list bounded."""
+    rels, rel_total = tx.entity_relationships(entity.id, limit=limits.entity_relationships)
+    slugs, obs_total = tx.entity_observation_slugs(entity.id, limit=limits.entity_observations)
+    return Entity(
+        name=entity.name,
+        type=entity.type,
+        description=entity.description,
+        degree=entity.degree,
+        retrieval_queries=list(entity.retrieval_queries),
+        aliases=tx.entity_aliases(entity.id),
+        relationships=[to_relationship(r) for r in rels],
+        observations=slugs,
+        relationships_truncated=rel_total > len(rels),
+        observations_truncated=obs_total > len(slugs),
+        created_at=entity.created_at,
+        updated_at=entity.updated_at,
+    )
+
+
+def neighborhoods(tx: ReadTx, touched: Touched, *, limit: int) -> list[EntityNeighborhood]:
     """Each touched entity as it now stands, with up to ``limit`` of its relationships."""
     rows = tx.get_entities(touched.entity_ids)
     out: list[EntityNeighborhood] = []
@@ -224,13 +277,23 @@ def neighborhoods(
             continue
         rels, total = tx.entity_relationships(entity_id, limit=limit)
         cut = total > len(rels)
-        out.append(EntityNeighborhood(
-            name=entity.name, type=entity.type, description=entity.description,
-            degree=entity.degree, is_new=entity_id in touched.new_entity_ids,
-            relationships=[to_relationship(r) for r in rels], truncated=cut,
-            note=(f"showing {len(rels)} of {total} relationships; get_entity({entity.name!r}) "
-                  "lists more") if cut else None,
-        ))
+        out.append(
+            EntityNeighborhood(
+                name=entity.name,
+                type=entity.type,
+                description=entity.description,
+                degree=entity.degree,
+                is_new=entity_id in touched.new_entity_ids,
+                relationships=[to_relationship(r) for r in rels],
+                truncated=cut,
+                note=(
+                    f"showing {len(rels)} of {total} relationships; get_entity({entity.name!r}) "
+                    "lists more"
+                )
+                if cut
+                else None,
+            )
+        )
     return out
 
 
@@ -246,12 +309,18 @@ def review_hints(tx: ReadTx, touched: Touched, *, limit: int) -> list[ReviewHint
         if not rels:
             continue
         more = f" (showing {len(rels)} of {total})" if total > len(rels) else ""
-        hints.append(ReviewHint(
-            entity=entity.name, old_description=old, new_description=entity.description,
-            relationships=[to_relationship(r) for r in rels],
-            message=(f"the description of {entity.name!r} changed; check whether these "
-                     f"relationship descriptions still hold{more}. Nothing was rewritten."),
-        ))
+        hints.append(
+            ReviewHint(
+                entity=entity.name,
+                old_description=old,
+                new_description=entity.description,
+                relationships=[to_relationship(r) for r in rels],
+                message=(
+                    f"the description of {entity.name!r} changed; check whether these "
+                    f"relationship descriptions still hold{more}. Nothing was rewritten."
+                ),
+            )
+        )
     return hints
 
 

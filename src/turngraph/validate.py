@@ -23,7 +23,9 @@ MEMORY_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _TYPE_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 # Characters stripped from both ends of an entity name: quotes, brackets and sentence
 # punctuation that cling to names copied from prose ("Acme Corp." / "(Alice)").
-_EDGE_PUNCT = "'\"`“”‘’«»‹›()[]{}<>.,;:!?¡¿…*_~"
+_EDGE_PUNCT = (
+    "'\"`\u201c\u201d\u2018\u2019\u00ab\u00bb\u2039\u203a()[]{}<>.,;:!?\u00a1\u00bf\u2026*_~"
+)
 _WS_RE = re.compile(r"\s+")
 _SLUG_SPLIT_RE = re.compile(r"[\W_]+", re.UNICODE)
 _CONTROL_OK_IN_CONTENT = {"\n", "\r", "\t"}
@@ -97,8 +99,9 @@ def normalize_name(name: object, *, field: str, limit: int) -> tuple[str, str]:
     display = _WS_RE.sub(" ", unicodedata.normalize("NFKC", text)).strip().strip(_EDGE_PUNCT)
     display = display.strip()
     if not display:
-        raise ValidationError(f"{field} is empty once whitespace and punctuation are removed",
-                              field=field, name=text)
+        raise ValidationError(
+            f"{field} is empty once whitespace and punctuation are removed", field=field, name=text
+        )
     _bounded(display, limit, field=field)
     return display, name_key(display)
 
@@ -185,9 +188,7 @@ def check_confidence(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValidationError("confidence must be a number between 0 and 1", field="confidence")
     if not (0.0 <= float(value) <= 1.0):
-        raise ValidationError(
-            f"confidence {value} is outside 0..1", field="confidence"
-        )
+        raise ValidationError(f"confidence {value} is outside 0..1", field="confidence")
     return float(value)
 
 
@@ -212,8 +213,9 @@ def validate_file_path(path: object, *, limits: Limits, field: str = "path") -> 
             path=text,
         )
     if "\\" in text:
-        raise ValidationError(f"{field} {text!r} uses '\\'; separate folders with '/'",
-                              field=field, path=text)
+        raise ValidationError(
+            f"{field} {text!r} uses '\\'; separate folders with '/'", field=field, path=text
+        )
     parts = text.split("/")
     for part in parts:
         if part in ("..", "."):
@@ -318,11 +320,16 @@ def parse_entities(raw: object, *, limits: Limits, field: str = "entities") -> l
                 entity=name,
             )
         description = required_text(
-            raw_desc, field=f"{f}.description", limit=limits.description_chars,
-            multiline=True, entity=name,
+            raw_desc,
+            field=f"{f}.description",
+            limit=limits.description_chars,
+            multiline=True,
+            entity=name,
         )
         queries: list[str] = []
-        for j, q in enumerate(_as_list(data.get("retrieval_queries"), field=f"{f}.retrieval_queries")):
+        for j, q in enumerate(
+            _as_list(data.get("retrieval_queries"), field=f"{f}.retrieval_queries")
+        ):
             text = required_text(
                 q, field=f"{f}.retrieval_queries[{j}]", limit=limits.retrieval_query_chars
             )
@@ -337,7 +344,9 @@ def parse_entities(raw: object, *, limits: Limits, field: str = "entities") -> l
             )
         prior = drafts.get(key)
         if prior is not None:
-            merged = list(prior.retrieval_queries) + [q for q in queries if q not in prior.retrieval_queries]
+            merged = list(prior.retrieval_queries) + [
+                q for q in queries if q not in prior.retrieval_queries
+            ]
             queries = merged[: limits.retrieval_queries_per_entity]
             etype = etype or prior.type
             name = prior.name
@@ -363,19 +372,24 @@ def parse_relationships(
         for required in ("source", "type", "target"):
             if required not in data:
                 raise ValidationError(f"{f}.{required} is required", field=f"{f}.{required}")
-        source, skey = normalize_name(data["source"], field=f"{f}.source",
-                                      limit=limits.entity_name_chars)
-        target, tkey = normalize_name(data["target"], field=f"{f}.target",
-                                      limit=limits.entity_name_chars)
-        rtype = normalize_type(data["type"], field=f"{f}.type",
-                               limit=limits.relationship_type_chars)
+        source, skey = normalize_name(
+            data["source"], field=f"{f}.source", limit=limits.entity_name_chars
+        )
+        target, tkey = normalize_name(
+            data["target"], field=f"{f}.target", limit=limits.entity_name_chars
+        )
+        rtype = normalize_type(
+            data["type"], field=f"{f}.type", limit=limits.relationship_type_chars
+        )
         if skey == tkey:
             raise ValidationError(
                 f"{f} links {source!r} to itself; a relationship needs two different entities",
                 field=f,
             )
         description = optional_text(
-            data.get("description"), field=f"{f}.description", limit=limits.description_chars,
+            data.get("description"),
+            field=f"{f}.description",
+            limit=limits.description_chars,
             multiline=True,
         )
         weight = None
@@ -396,9 +410,15 @@ def parse_relationship_refs(raw: object, *, limits: Limits, field: str) -> list[
         for required in ("source", "type", "target"):
             if required not in data:
                 raise ValidationError(f"{f}.{required} is required", field=f"{f}.{required}")
-        _, skey = normalize_name(data["source"], field=f"{f}.source", limit=limits.entity_name_chars)
-        _, tkey = normalize_name(data["target"], field=f"{f}.target", limit=limits.entity_name_chars)
-        rtype = normalize_type(data["type"], field=f"{f}.type", limit=limits.relationship_type_chars)
+        _, skey = normalize_name(
+            data["source"], field=f"{f}.source", limit=limits.entity_name_chars
+        )
+        _, tkey = normalize_name(
+            data["target"], field=f"{f}.target", limit=limits.entity_name_chars
+        )
+        rtype = normalize_type(
+            data["type"], field=f"{f}.type", limit=limits.relationship_type_chars
+        )
         out.append(RelationshipKey(skey, rtype, tkey))
     return out
 
@@ -449,3 +469,73 @@ def _json_default(value: object) -> object:
     if hasattr(value, "__dataclass_fields__"):
         return {k: getattr(value, k) for k in value.__dataclass_fields__}
     raise TypeError(f"cannot fingerprint {type(value).__name__}")
+
+
+@dataclass(frozen=True, slots=True)
+class ObservationFields:
+    """An observation's own fields, validated; ``None`` means "not given"."""
+
+    title: str | None = None
+    content: str | None = None
+    category: str | None = None
+    tags: list[str] | None = None
+    observed_at: datetime | None = None
+    confidence: float | None = None
+    source: str | None = None
+
+
+def parse_observation_fields(
+    *,
+    title: object,
+    content: object,
+    category: object,
+    tags: object,
+    observed_at: object,
+    confidence: object,
+    source: object,
+    limits: Limits,
+) -> ObservationFields:
+    """Validate whichever observation fields were given (``None`` = not given)."""
+    return ObservationFields(
+        title=None
+        if title is None
+        else required_text(title, field="title", limit=limits.title_chars),
+        content=None if content is None else check_content(content, limits=limits),
+        category=None
+        if category is None
+        else required_text(category, field="category", limit=limits.category_chars).lower(),
+        tags=None if tags is None else normalize_tags(tags, limits=limits),
+        observed_at=None
+        if observed_at is None
+        else parse_datetime(observed_at, field="observed_at"),
+        confidence=check_confidence(confidence),
+        source=optional_text(source, field="source", limit=limits.source_chars),
+    )
+
+
+def check_content(content: object, *, limits: Limits) -> str:
+    """Content is stored exactly as given: checked, never stripped or rewritten."""
+    text = check_text(content, field="content", multiline=True)
+    if not text.strip():
+        raise ValidationError("content must not be empty", field="content")
+    if len(text) > limits.content_hard_chars:
+        raise TooLargeError(
+            f"content is {len(text):,} characters; the hard limit is "
+            f"{limits.content_hard_chars:,}. Split it into several observations, or store the "
+            "source as an appendix file (put_file) and reference it by path",
+            field="content",
+            limit=limits.content_hard_chars,
+        )
+    return text
+
+
+def content_warnings(content: str | None, *, limits: Limits) -> list[str]:
+    """A warning when content is past the soft cap of an observation."""
+    soft = limits.content_soft_chars
+    if content is None or len(content) <= soft:
+        return []
+    return [
+        f"content is {len(content):,} characters, over the ~{soft:,} an observation should "
+        "hold: consider splitting it into several observations, or moving the source into an "
+        "appendix file and referencing it by path"
+    ]
