@@ -70,7 +70,7 @@ def _retrieval(value: object) -> RetrievalConfig:
     if not config.embedder.strip():
         raise ValidationError("retrieval.embedder must not be empty", field="retrieval.embedder")
     if config.embedder == "none":
-        if config.dimension not in (None, 0):
+        if "dimension" in config.model_fields_set and config.dimension not in (None, 0):
             raise ValidationError(
                 "retrieval.dimension must be empty when embedder is 'none'",
                 field="retrieval.dimension",
