@@ -115,10 +115,10 @@ def _emit(args: argparse.Namespace, value: Any, text: Callable[[Any], str]) -> N
 def cmd_memories(args: argparse.Namespace) -> None:
     db = _db(args)
     if args.action == "create":
-        info = db.create_memory(_need(args.name, "NAME"), visibility=args.visibility).info()
+        info = db.create_memory(args.name, visibility=args.visibility).info()
         _emit(args, info, lambda i: f"created memory {i.name} ({i.visibility})")
     elif args.action == "delete":
-        db.delete_memory(_need(args.name, "NAME"))
+        db.delete_memory(args.name)
         print(json.dumps({"deleted": args.name}) if args.json else f"deleted memory {args.name}")
     else:
         memories = db.list_memories()
@@ -134,12 +134,6 @@ def cmd_memories(args: argparse.Namespace) -> None:
                 or "no memories yet: turngraph memories create NAME"
             ),
         )
-
-
-def _need(value: str | None, what: str) -> str:
-    if not value:
-        raise ValidationError(f"{what} is required for this action", field=what.lower())
-    return value
 
 
 def cmd_add(args: argparse.Namespace) -> None:
@@ -206,28 +200,24 @@ def cmd_delete(args: argparse.Namespace) -> None:
 def cmd_files(args: argparse.Namespace) -> None:
     mem = _memory(args)
     if args.action == "put":
-        data = (
-            Path(_need(args.local, "LOCAL")).read_bytes()
-            if args.local != "-"
-            else sys.stdin.buffer.read()
-        )
+        data = Path(args.local).read_bytes() if args.local != "-" else sys.stdin.buffer.read()
         f = mem.put_file(
-            _need(args.path, "PATH"),
+            args.path,
             data,
-            description=args.description or "",
+            description=args.description,
             created_by=args.created_by or os.environ.get("USER"),
             content_type=args.content_type,
             overwrite=args.overwrite,
         )
         _emit(args, f, lambda f: f"stored {f.path} ({f.size} bytes, {f.content_type})")
     elif args.action == "get":
-        content = mem.get_file(_need(args.path, "PATH"))
+        content = mem.get_file(args.path)
         if args.local and args.local != "-":
             Path(args.local).write_bytes(content.data)
         else:
             sys.stdout.buffer.write(content.data)
     elif args.action == "delete":
-        f = mem.delete_file(_need(args.path, "PATH"))
+        f = mem.delete_file(args.path)
         _emit(args, f, lambda f: f"deleted {f.path}")
     else:
         files = mem.list_files(args.path)
@@ -258,7 +248,7 @@ def cmd_consolidate(args: argparse.Namespace) -> None:
         )
 
     if args.action == "accept":
-        res = mem.accept_proposal(int(_need(args.id, "ID")))
+        res = mem.accept_proposal(args.id)
         _emit(
             args,
             res,
@@ -270,7 +260,7 @@ def cmd_consolidate(args: argparse.Namespace) -> None:
             ),
         )
     elif args.action == "reject":
-        p = mem.reject_proposal(int(_need(args.id, "ID")))
+        p = mem.reject_proposal(args.id)
         _emit(args, p, lambda p: f"rejected #{p.id}; this pair will not be proposed again")
     elif args.action == "list":
         _emit(args, mem.list_proposals(None if args.status == "all" else args.status), text)
@@ -287,33 +277,51 @@ def cmd_demo(args: argparse.Namespace) -> None:
 # -- parser ------------------------------------------------------------------------------------
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _common(*, nested: bool) -> argparse.ArgumentParser:
+    """--db, --memory and --json; a nested copy leaves values given at the outer level alone."""
+    keep = argparse.SUPPRESS if nested else None
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
         "--db",
-        default=os.environ.get("TURNGRAPH_DB", "./turngraph.db"),
+        default=keep or os.environ.get("TURNGRAPH_DB", "./turngraph.db"),
         help="database path or sqlite:///PATH (default ./turngraph.db)",
     )
     common.add_argument(
         "--memory",
-        default=os.environ.get("TURNGRAPH_MEMORY", "default"),
+        default=keep or os.environ.get("TURNGRAPH_MEMORY", "default"),
         help="memory name (default: 'default')",
     )
-    common.add_argument("--json", action="store_true", help="print JSON for scripts")
+    common.add_argument(
+        "--json", action="store_true", default=keep or False, help="print JSON for scripts"
+    )
+    return common
 
+
+def build_parser() -> argparse.ArgumentParser:
+    common, nested = _common(nested=False), _common(nested=True)
     parser = argparse.ArgumentParser(prog="turngraph", description="Memory for agents.")
     parser.add_argument("--version", action="version", version=turngraph.__version__)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add(name: str, handler: Handler, help: str) -> argparse.ArgumentParser:
         p = sub.add_parser(name, parents=[common], help=help, description=help)
-        p.set_defaults(handler=handler)
+        p.set_defaults(handler=handler, action=None)
         return p
 
-    p = add("memories", cmd_memories, "list, create or delete memories")
-    p.add_argument("action", nargs="?", choices=["list", "create", "delete"], default="list")
-    p.add_argument("name", nargs="?")
-    p.add_argument("--visibility", default="private", choices=["private", "organization"])
+    def actions(p: argparse.ArgumentParser) -> Callable[[str, str], argparse.ArgumentParser]:
+        inner = p.add_subparsers(dest="action", metavar="ACTION")
+
+        def action(name: str, help: str) -> argparse.ArgumentParser:
+            return inner.add_parser(name, parents=[nested], help=help, description=help)
+
+        return action
+
+    action = actions(add("memories", cmd_memories, "list, create or delete memories"))
+    action("list", "list memories")
+    a = action("create", "create a memory")
+    a.add_argument("name")
+    a.add_argument("--visibility", default="private", choices=["private", "organization"])
+    action("delete", "delete a memory and everything in it").add_argument("name")
 
     p = add("add", cmd_add, "add an observation")
     p.add_argument("--title")
@@ -346,20 +354,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("slug")
 
     p = add("files", cmd_files, "list, store, read or delete appendix files")
-    p.add_argument("action", nargs="?", choices=["list", "put", "get", "delete"], default="list")
-    p.add_argument("path", nargs="?")
-    p.add_argument("local", nargs="?", help="local file to read (put) or write (get)")
-    p.add_argument("--description")
-    p.add_argument("--created-by", dest="created_by")
-    p.add_argument("--content-type", dest="content_type")
-    p.add_argument("--overwrite", action="store_true")
+    p.set_defaults(path=None)
+    action = actions(p)
+    action("list", "list files, optionally under a folder").add_argument("path", nargs="?")
+    a = action("put", "store a local file (or '-' for stdin) under PATH")
+    a.add_argument("path")
+    a.add_argument("local")
+    a.add_argument("--description", required=True)
+    a.add_argument("--created-by", dest="created_by")
+    a.add_argument("--content-type", dest="content_type")
+    a.add_argument("--overwrite", action="store_true")
+    a = action("get", "write a file to LOCAL (default: stdout)")
+    a.add_argument("path")
+    a.add_argument("local", nargs="?")
+    action("delete", "delete a file no observation references").add_argument("path")
 
-    p = add("consolidate", cmd_consolidate, "propose, list, accept or reject entity merges")
-    p.add_argument("action", nargs="?", choices=["run", "list", "accept", "reject"], default="run")
-    p.add_argument("id", nargs="?")
-    p.add_argument(
+    action = actions(add("consolidate", cmd_consolidate, "propose, list, accept or reject merges"))
+    action("run", "propose merges of entities recorded under variant names")
+    a = action("list", "list proposals")
+    a.add_argument(
         "--status", default="open", choices=["open", "accepted", "rejected", "obsolete", "all"]
     )
+    action("accept", "merge a proposal's duplicate into its canonical entity").add_argument(
+        "id", type=int
+    )
+    action("reject", "reject a proposal for good").add_argument("id", type=int)
 
     add("demo", cmd_demo, "write a few observations, show the graph, delete one")
     return parser

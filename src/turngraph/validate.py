@@ -95,7 +95,8 @@ def normalize_name(name: object, *, field: str, limit: int) -> tuple[str, str]:
     ``key`` is what makes two spellings one entity: NFKC, case-folded, whitespace collapsed,
     surrounding quotes, brackets and punctuation removed. ``display`` keeps the caller's case.
     """
-    text = check_text(name, field=field)
+    # Tabs and newlines are allowed here: they collapse to single spaces below.
+    text = check_text(name, field=field, multiline=True)
     display = _WS_RE.sub(" ", unicodedata.normalize("NFKC", text)).strip().strip(_EDGE_PUNCT)
     display = display.strip()
     if not display:

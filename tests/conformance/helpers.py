@@ -7,7 +7,9 @@ from typing import Any
 import turngraph
 
 
-def entity(name: str, description: str | None = None, type: str = "person", **extra: Any) -> dict[str, Any]:
+def entity(
+    name: str, description: str | None = None, type: str = "person", **extra: Any
+) -> dict[str, Any]:
     return {"name": name, "type": type, "description": description or f"{name}, for tests", **extra}
 
 
@@ -36,7 +38,7 @@ def check_graph_invariants(mem: turngraph.Memory, live_slugs: set[str]) -> None:
             assert r.source in obs.entities and r.target in obs.entities, (slug, r)
     entities = mem.list_entities(limit=1000)
     names = {e.name for e in entities}
-    assert names == backed_entities, (names ^ backed_entities)
+    assert names == backed_entities, names ^ backed_entities
     all_rels: set[tuple[str, str, str]] = set()
     for e in entities:
         full = mem.get_entity(e.name)
@@ -46,8 +48,10 @@ def check_graph_invariants(mem: turngraph.Memory, live_slugs: set[str]) -> None:
         all_rels |= touching
         assert full.degree == len(touching), (e.name, full.degree, touching)
         assert full.description.strip()
-    assert all_rels == backed_rels, (all_rels ^ backed_rels)
+    assert all_rels == backed_rels, all_rels ^ backed_rels
     info = mem.info()
     assert (info.observations, info.entities, info.relationships) == (
-        len(live_slugs), len(names), len(backed_rels)
+        len(live_slugs),
+        len(names),
+        len(backed_rels),
     )

@@ -18,7 +18,9 @@ def test_variant_person_and_organization_names_are_proposed_not_merged(
 ) -> None:
     mem.add_observation(title="a", content="a", entities=[entity("Bob Smith", "Sales lead")])
     mem.add_observation(title="b", content="b", entities=[entity("Robert Smith", "Sales")])
-    mem.add_observation(title="c", content="c", entities=[entity("Smith, Bob", "Our sales contact")])
+    mem.add_observation(
+        title="c", content="c", entities=[entity("Smith, Bob", "Our sales contact")]
+    )
     mem.add_observation(
         title="d",
         content="d",
@@ -50,9 +52,21 @@ def test_same_type_entities_with_near_identical_descriptions_are_proposed(
         title="a",
         content="a",
         entities=[
-            entity("Project Falcon", "Internal migration of billing to the new ledger service", type="project"),
-            entity("Falcon migration", "Internal migration of billing to the new ledger service.", type="project"),
-            entity("Ledger team", "Internal migration of billing to the new ledger service", type="team"),
+            entity(
+                "Project Falcon",
+                "Internal migration of billing to the new ledger service",
+                type="project",
+            ),
+            entity(
+                "Falcon migration",
+                "Internal migration of billing to the new ledger service.",
+                type="project",
+            ),
+            entity(
+                "Ledger team",
+                "Internal migration of billing to the new ledger service",
+                type="team",
+            ),
         ],
     )
     (proposal,) = mem.consolidate()
@@ -66,13 +80,23 @@ def test_accepting_a_merge_moves_edges_and_links_drops_self_loops_and_merges_dup
     a = mem.add_observation(
         title="a",
         content="a",
-        entities=[entity("Bob Smith", "Sales lead"), entity("Acme", type="organization"), entity("Carol")],
-        relationships=[rel("Bob Smith", "works_at", "Acme", weight=0.5), rel("Carol", "knows", "Bob Smith")],
+        entities=[
+            entity("Bob Smith", "Sales lead"),
+            entity("Acme", type="organization"),
+            entity("Carol"),
+        ],
+        relationships=[
+            rel("Bob Smith", "works_at", "Acme", weight=0.5),
+            rel("Carol", "knows", "Bob Smith"),
+        ],
     ).observation.slug
     b = mem.add_observation(
         title="b",
         content="b",
-        entities=[entity("Robert Smith", "Sales lead at Acme"), entity("Acme", type="organization")],
+        entities=[
+            entity("Robert Smith", "Sales lead at Acme"),
+            entity("Acme", type="organization"),
+        ],
         relationships=[
             rel("Robert Smith", "works_at", "Acme", description="since 2020"),
             rel("Robert Smith", "same_as", "Bob Smith"),
@@ -100,7 +124,9 @@ def test_accepting_a_merge_moves_edges_and_links_drops_self_loops_and_merges_dup
     assert set(mem.get_observation(b).entities) == {"Bob Smith", "Acme"}
     check_graph_invariants(mem, {a, b})
     # Later writes under the merged-away name land on the survivor.
-    res = mem.add_observation(title="c", content="c", entities=[entity("robert smith", "Sales lead")])
+    res = mem.add_observation(
+        title="c", content="c", entities=[entity("robert smith", "Sales lead")]
+    )
     assert [e.name for e in res.entities] == ["Bob Smith"]
     with pytest.raises(turngraph.ConflictError, match="already accepted"):
         mem.accept_proposal(proposal.id)
@@ -110,7 +136,10 @@ def test_a_rejected_pair_is_never_proposed_again(mem: turngraph.Memory) -> None:
     mem.add_observation(
         title="a",
         content="a",
-        entities=[entity("Acme Corp", type="organization"), entity("Acme Corporation", type="organization")],
+        entities=[
+            entity("Acme Corp", type="organization"),
+            entity("Acme Corporation", type="organization"),
+        ],
     )
     (proposal,) = mem.consolidate()
     rejected = mem.reject_proposal(proposal.id)

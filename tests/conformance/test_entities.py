@@ -12,13 +12,18 @@ from .helpers import entity, rel
 
 
 @pytest.mark.parametrize(
-    "variant", [" acme  corp", "ACME CORP", "Acme Corp.", '"Acme Corp"', "Ａｃｍｅ Corp", "(acme corp)"]
+    "variant",
+    [" acme  corp", "ACME CORP", "Acme Corp.", '"Acme Corp"', "Ａｃｍｅ Corp", "(acme corp)"],
 )
 def test_names_that_differ_in_case_spacing_width_or_punctuation_are_one_entity(
     mem: turngraph.Memory, variant: str
 ) -> None:
-    mem.add_observation(title="one", content="x", entities=[entity("Acme Corp", type="organization")])
-    res = mem.add_observation(title="two", content="y", entities=[entity(variant, type="organization")])
+    mem.add_observation(
+        title="one", content="x", entities=[entity("Acme Corp", type="organization")]
+    )
+    res = mem.add_observation(
+        title="two", content="y", entities=[entity(variant, type="organization")]
+    )
     (touched,) = res.entities
     assert touched.name == "Acme Corp"
     assert not touched.is_new
@@ -33,7 +38,9 @@ def test_repeated_writes_merge_newer_description_wins_and_retrieval_queries_unio
         title="one",
         content="x",
         entities=[
-            entity("Acme", "A customer", type="organization", retrieval_queries=["who buys from us?"])
+            entity(
+                "Acme", "A customer", type="organization", retrieval_queries=["who buys from us?"]
+            )
         ],
     )
     mem.add_observation(
@@ -86,7 +93,9 @@ def test_a_neighborhood_is_bounded_and_says_when_it_was_cut(backend: Opener) -> 
         entities=[entity("Acme", type="organization"), *[entity(p) for p in people]],
         relationships=[rel(p, "works_at", "Acme") for p in people],
     )
-    res = mem.add_observation(title="again", content="y", entities=[entity("Acme", type="organization")])
+    res = mem.add_observation(
+        title="again", content="y", entities=[entity("Acme", type="organization")]
+    )
     (acme,) = res.entities
     assert acme.degree == 5
     assert len(acme.relationships) == 3

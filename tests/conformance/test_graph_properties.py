@@ -30,7 +30,9 @@ entity_lists = st.lists(
 )
 
 
-def relationships_for(ents: list[dict[str, Any]], draw_pairs: list[tuple[int, int, str]]) -> list[dict[str, Any]]:
+def relationships_for(
+    ents: list[dict[str, Any]], draw_pairs: list[tuple[int, int, str]]
+) -> list[dict[str, Any]]:
     """Relationships among the entities of one write (distinct normalized endpoints)."""
     out = []
     for i, j, rtype in draw_pairs:
@@ -42,7 +44,9 @@ def relationships_for(ents: list[dict[str, Any]], draw_pairs: list[tuple[int, in
     return out
 
 
-pairs = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.sampled_from(REL_TYPES)), max_size=4)
+pairs = st.lists(
+    st.tuples(st.integers(0, 3), st.integers(0, 3), st.sampled_from(REL_TYPES)), max_size=4
+)
 
 
 class GraphMachine(RuleBasedStateMachine):
@@ -62,14 +66,21 @@ class GraphMachine(RuleBasedStateMachine):
     @rule(target=slugs, ents=entity_lists, rel_pairs=pairs)
     def add(self, ents: list[dict[str, Any]], rel_pairs: list[tuple[int, int, str]]) -> str:
         res = self.mem.add_observation(
-            title="note", content="c", entities=ents, relationships=relationships_for(ents, rel_pairs)
+            title="note",
+            content="c",
+            entities=ents,
+            relationships=relationships_for(ents, rel_pairs),
         )
         self.live.add(res.observation.slug)
         return res.observation.slug
 
     @rule(slug=slugs, ents=entity_lists, rel_pairs=pairs, removals=st.lists(names, max_size=2))
     def update(
-        self, slug: str, ents: list[dict[str, Any]], rel_pairs: list[tuple[int, int, str]], removals: list[str]
+        self,
+        slug: str,
+        ents: list[dict[str, Any]],
+        rel_pairs: list[tuple[int, int, str]],
+        removals: list[str],
     ) -> None:
         if slug not in self.live:
             return

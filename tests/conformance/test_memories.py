@@ -58,7 +58,12 @@ def test_the_retrieval_configuration_is_fixed_at_creation(db: turngraph.Database
 
 @pytest.mark.parametrize(
     "retrieval",
-    [{"embedder": ""}, {"embedder": "x", "dimension": 0}, {"embedder": "none", "dimension": 8}, {"k": 1}],
+    [
+        {"embedder": ""},
+        {"embedder": "x", "dimension": 0},
+        {"embedder": "none", "dimension": 8},
+        {"k": 1},
+    ],
 )
 def test_an_invalid_retrieval_configuration_is_rejected(
     db: turngraph.Database, retrieval: dict[str, object]

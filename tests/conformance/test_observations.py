@@ -85,7 +85,9 @@ def test_removal_is_explicit_and_prunes_what_nothing_else_backs(mem: turngraph.M
         entities=[entity("Alice"), entity("Bob"), entity("Acme", type="organization")],
         relationships=[rel("Alice", "works_at", "Acme"), rel("Bob", "knows", "Alice")],
     ).observation.slug
-    b = mem.add_observation(title="b", content="b", entities=[entity("Acme", type="organization")]).observation.slug
+    b = mem.add_observation(
+        title="b", content="b", entities=[entity("Acme", type="organization")]
+    ).observation.slug
     res = mem.update_observation(
         a,
         remove_entities=["Bob", "Nobody"],
@@ -117,7 +119,9 @@ def test_a_material_description_change_returns_a_review_hint_and_rewrites_nothin
         entities=[entity("Alice", "CEO of Acme"), entity("Acme", type="organization")],
         relationships=[rel("Alice", "leads", "Acme", description="runs the company")],
     )
-    cosmetic = mem.add_observation(title="b", content="b", entities=[entity("alice", "ceo of acme.")])
+    cosmetic = mem.add_observation(
+        title="b", content="b", entities=[entity("alice", "ceo of acme.")]
+    )
     assert cosmetic.hints == []
     material = mem.add_observation(
         title="c", content="c", entities=[entity("Alice", "Former CEO; now an advisor to Acme")]
@@ -136,7 +140,11 @@ def test_deleting_an_observation_prunes_only_what_it_alone_backed(mem: turngraph
     a = mem.add_observation(
         title="a",
         content="a",
-        entities=[entity("Alice", "Engineer at Acme"), entity("Acme", type="organization"), entity("Zed")],
+        entities=[
+            entity("Alice", "Engineer at Acme"),
+            entity("Acme", type="organization"),
+            entity("Zed"),
+        ],
         relationships=[rel("Alice", "works_at", "Acme"), rel("Zed", "knows", "Alice")],
     ).observation.slug
     b = mem.add_observation(
@@ -162,11 +170,16 @@ def test_deleting_an_observation_prunes_only_what_it_alone_backed(mem: turngraph
 
 def test_degrees_are_recomputed_after_a_delete(mem: turngraph.Memory) -> None:
     mem.add_observation(
-        title="a", content="a", entities=[entity("Alice"), entity("Bob")],
+        title="a",
+        content="a",
+        entities=[entity("Alice"), entity("Bob")],
         relationships=[rel("Alice", "knows", "Bob")],
     )
     c = mem.add_observation(
-        title="c", content="c", entities=[entity("Carol")], relationships=[rel("Carol", "knows", "Alice")]
+        title="c",
+        content="c",
+        entities=[entity("Carol")],
+        relationships=[rel("Carol", "knows", "Alice")],
     ).observation.slug
     assert mem.get_entity("Alice").degree == 2
     mem.delete_observation(c)

@@ -99,14 +99,20 @@ def test_a_write_that_fails_midway_rolls_back_everything(mem: turngraph.Memory) 
         ({"entities": ["Alice"]}, "entities[0]"),
         ({"entities": [{"name": "Alice", "description": "x", "age": 3}]}, "entities[0]"),
         ({"entities": [{"name": "  ...  ", "description": "x"}]}, "entities[0].name"),
-        ({"entities": [{"name": "A", "type": "no/slashes", "description": "x"}]}, "entities[0].type"),
+        (
+            {"entities": [{"name": "A", "type": "no/slashes", "description": "x"}]},
+            "entities[0].type",
+        ),
         ({"relationships": [{"source": "A", "target": "B"}]}, "relationships[0].type"),
         (
             {"entities": [entity("A")], "relationships": [rel("A", "likes", " a ")]},
             "relationships[0]",
         ),
         (
-            {"entities": [entity("A"), entity("B")], "relationships": [rel("A", "x", "B", weight=-1)]},
+            {
+                "entities": [entity("A"), entity("B")],
+                "relationships": [rel("A", "x", "B", weight=-1)],
+            },
             "relationships[0].weight",
         ),
         ({"idempotency_key": ""}, "idempotency_key"),
@@ -127,12 +133,12 @@ def test_hostile_strings_are_stored_verbatim(mem: turngraph.Memory) -> None:
     res = mem.add_observation(
         title="Robert'); DROP TABLE entities;--",
         content=content,
-        entities=[entity("O'Brien \"The Hammer\"", description="%s %d {0} ${x} \\x00")],
+        entities=[entity('O\'Brien "The Hammer"', description="%s %d {0} ${x} \\x00")],
     )
     stored = mem.get_observation(res.observation.slug)
     assert stored.content == content
     assert stored.title == "Robert'); DROP TABLE entities;--"
-    assert mem.get_entity("o'brien \"the hammer\"").description == "%s %d {0} ${x} \\x00"
+    assert mem.get_entity('o\'brien "the hammer"').description == "%s %d {0} ${x} \\x00"
 
 
 def test_content_over_the_soft_cap_is_accepted_with_a_warning(mem: turngraph.Memory) -> None:
