@@ -35,7 +35,8 @@ def check_graph_invariants(mem: turngraph.Memory, live_slugs: set[str]) -> None:
         for r in obs.relationships:
             backed_rels.add((r.source, r.type, r.target))
             # A backing observation is linked to both ends of what it backs.
-            assert r.source in obs.entities and r.target in obs.entities, (slug, r)
+            assert r.source in obs.entities, (slug, r)
+            assert r.target in obs.entities, (slug, r)
     entities = mem.list_entities(limit=1000)
     names = {e.name for e in entities}
     assert names == backed_entities, names ^ backed_entities

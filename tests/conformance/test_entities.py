@@ -117,7 +117,7 @@ def test_list_entities_filters_by_type_and_orders_by_degree(mem: turngraph.Memor
         entities=[entity("Acme", type="organization"), entity("Alice"), entity("Bob")],
         relationships=[rel("Alice", "works_at", "Acme"), rel("Bob", "works_at", "Acme")],
     )
-    assert [e.name for e in mem.list_entities()][0] == "Acme"
+    assert mem.list_entities()[0].name == "Acme"
     assert [e.name for e in mem.list_entities("person")] == ["Alice", "Bob"]
     assert [e.name for e in mem.list_entities("Organization")] == ["Acme"]
     with pytest.raises(turngraph.ValidationError):
