@@ -164,34 +164,25 @@ def link_endpoints(tx: WriteTx, observation_id: int, *, seq: int) -> None:
 
 def refold_entities(tx: WriteTx, ids: Iterable[int], *, now: datetime) -> None:
     """Recompute each entity's type, description and retrieval queries from its assertions."""
-    rows = tx.get_entities(ids)
-    for entity in rows.values():
-        assertions = tx.entity_assertions(entity.id)  # newest first
-        if not assertions:
+    for entity in tx.get_entities(ids).values():
+        fold = tx.entity_fold(entity.id)
+        if fold.description is None:
             continue  # linked only through relationships: keep the last known fields
-        etype = next((a.type for a in assertions if a.type), entity.type)
-        description = next((a.description for a in assertions if a.description), entity.description)
         queries: list[str] = []
-        for a in assertions:
-            for q in a.retrieval_queries:
-                if q not in queries:
-                    queries.append(q)
-        queries = queries[:MAX_RETRIEVAL_QUERIES]
-        if (etype, description, tuple(queries)) != (
-            entity.type,
-            entity.description,
-            entity.retrieval_queries,
-        ):
+        for batch in fold.retrieval_queries:  # newest first
+            queries += [q for q in batch if q not in queries]
+        new = (fold.type or entity.type, fold.description, tuple(queries[:MAX_RETRIEVAL_QUERIES]))
+        if new != (entity.type, entity.description, entity.retrieval_queries):
             tx.update_entity(
-                entity.id, type=etype, description=description, retrieval_queries=queries, now=now
+                entity.id, type=new[0], description=new[1], retrieval_queries=new[2], now=now
             )
 
 
 def refold_relationships(tx: WriteTx, ids: Iterable[int], *, now: datetime) -> None:
     for rel in tx.get_relationships(ids):
-        assertions = tx.relationship_assertions(rel.id)
-        description = next((a.description for a in assertions if a.description), "")
-        weight = next((a.weight for a in assertions if a.weight is not None), 1.0)
+        fold = tx.relationship_fold(rel.id)
+        description = fold.description or ""
+        weight = 1.0 if fold.weight is None else fold.weight
         if (description, weight) != (rel.description, rel.weight):
             tx.update_relationship(rel.id, description=description, weight=weight, now=now)
 

@@ -69,14 +69,21 @@ class RelationshipRow:
 
 
 @dataclass(frozen=True, slots=True)
-class Assertion:
-    """What one observation says about an entity or a relationship; newest ``seq`` wins."""
+class EntityFold:
+    """What the live observations assert about an entity: the newest type and description,
+    and the retrieval-query lists of the newest assertions that carry any (newest first).
+    ``description`` is None when no observation asserts anything (only relationship links)."""
 
-    observation_id: int
-    seq: int
     type: str | None
     description: str | None
-    retrieval_queries: tuple[str, ...]
+    retrieval_queries: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RelationshipFold:
+    """The newest description and weight the live observations give a relationship."""
+
+    description: str | None
     weight: float | None
 
 
@@ -155,7 +162,7 @@ class ReadTx(Protocol):
     def list_entities(self, *, type: str | None, limit: int, offset: int) -> list[EntityRow]: ...
     def iter_entities(self) -> Iterator[EntityRow]: ...
     def entity_aliases(self, entity_id: int) -> list[str]: ...
-    def entity_assertions(self, entity_id: int) -> list[Assertion]: ...
+    def entity_fold(self, entity_id: int) -> EntityFold: ...
     def entity_observation_slugs(self, entity_id: int, *, limit: int) -> tuple[list[str], int]: ...
     def entity_relationships(
         self, entity_id: int, *, limit: int
@@ -164,7 +171,7 @@ class ReadTx(Protocol):
     # relationships
     def get_relationships(self, ids: Iterable[int]) -> list[RelationshipRow]: ...
     def find_relationship(self, source_id: int, type: str, target_id: int) -> int | None: ...
-    def relationship_assertions(self, relationship_id: int) -> list[Assertion]: ...
+    def relationship_fold(self, relationship_id: int) -> RelationshipFold: ...
 
     # files
     def get_file(self, path: str, *, with_data: bool) -> FileRow | None: ...

@@ -9,14 +9,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from turngraph.store.base import (
-    Assertion,
     Counts,
+    EntityFold,
     EntityRow,
     FileRow,
     IdempotencyRow,
     LinkRow,
     ObservationRow,
     ProposalRow,
+    RelationshipFold,
     RelationshipRow,
 )
 
@@ -271,16 +272,24 @@ class SQLiteTx:
             )
         ]
 
-    def entity_assertions(self, entity_id: int) -> list[Assertion]:
-        return [
-            Assertion(r[0], r[1], r[2], r[3], tuple(json.loads(r[4] or "[]")), None)
-            for r in self._all(
-                "SELECT observation_id, seq, type, description, retrieval_queries "
-                "FROM observation_entities WHERE entity_id=? AND explicit=1 "
-                "ORDER BY seq DESC, observation_id DESC",
-                (entity_id,),
-            )
-        ]
+    def entity_fold(self, entity_id: int) -> EntityFold:
+        # Each value is the newest non-null one: an index walk from the newest assertion.
+        newest = (
+            "SELECT {col} FROM observation_entities WHERE entity_id=? AND explicit=1 "
+            "AND {col} IS NOT NULL ORDER BY seq DESC, observation_id DESC LIMIT 1"
+        )
+        etype = self._one(newest.format(col="type"), (entity_id,))
+        desc = self._one(newest.format(col="description"), (entity_id,))
+        queries = self._all(
+            "SELECT retrieval_queries FROM observation_entities WHERE entity_id=? AND explicit=1 "
+            "AND retrieval_queries != '[]' ORDER BY seq DESC, observation_id DESC LIMIT 50",
+            (entity_id,),
+        )
+        return EntityFold(
+            type=None if etype is None else etype[0],
+            description=None if desc is None else desc[0],
+            retrieval_queries=tuple(tuple(json.loads(r[0])) for r in queries),
+        )
 
     def entity_observation_slugs(self, entity_id: int, *, limit: int) -> tuple[list[str], int]:
         total = self._one(
@@ -323,15 +332,17 @@ class SQLiteTx:
         )
         return None if r is None else int(r[0])
 
-    def relationship_assertions(self, relationship_id: int) -> list[Assertion]:
-        return [
-            Assertion(r[0], r[1], None, r[2], (), r[3])
-            for r in self._all(
-                "SELECT observation_id, seq, description, weight FROM observation_relationships "
-                "WHERE relationship_id=? ORDER BY seq DESC, observation_id DESC",
-                (relationship_id,),
-            )
-        ]
+    def relationship_fold(self, relationship_id: int) -> RelationshipFold:
+        newest = (
+            "SELECT {col} FROM observation_relationships WHERE relationship_id=? "
+            "AND {col} IS NOT NULL ORDER BY seq DESC, observation_id DESC LIMIT 1"
+        )
+        desc = self._one(newest.format(col="description"), (relationship_id,))
+        weight = self._one(newest.format(col="weight"), (relationship_id,))
+        return RelationshipFold(
+            description=None if desc is None else desc[0],
+            weight=None if weight is None else float(weight[0]),
+        )
 
     def get_file(self, path: str, *, with_data: bool) -> FileRow | None:
         cols = _FILE_META + (", data" if with_data else "")
