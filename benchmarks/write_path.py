@@ -2,8 +2,8 @@
 
     .venv/bin/python benchmarks/write_path.py [--n 2000] [--names 500]
 
-Writes N observations (3 entities and 2 relationships each, names drawn from a pool so that
-most writes merge into existing entities), then reads observations and entities by key, then
+Writes N observations (3 people and a hub entity named in every write, 2 relationships each;
+people are drawn from a pool so that most writes merge into existing entities), then reads observations and entities by key, then
 updates and deletes a share of them. Prints one table row per operation: count, throughput,
 p50 and p95 latency.
 """
@@ -61,7 +61,10 @@ def main() -> None:
                 "entities": [
                     {"name": p, "type": "person", "description": f"{p}, seen in meeting {i}"}
                     for p in people
-                ],
+                ]
+                # A hub named in every write, like the user of a conversation: its cost per
+                # write must not grow with the number of observations that name it.
+                + [{"name": "Hub", "type": "organization", "description": f"Host of meeting {i}"}],
                 "relationships": [
                     {"source": people[0], "type": "met", "target": people[1]},
                     {"source": people[0], "type": "met", "target": people[2]},

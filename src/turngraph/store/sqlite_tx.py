@@ -276,13 +276,13 @@ class SQLiteTx:
         # Each value is the newest non-null one: an index walk from the newest assertion.
         newest = (
             "SELECT {col} FROM observation_entities WHERE entity_id=? AND explicit=1 "
-            "AND {col} IS NOT NULL ORDER BY seq DESC, observation_id DESC LIMIT 1"
+            "AND {col} IS NOT NULL ORDER BY seq DESC LIMIT 1"
         )
         etype = self._one(newest.format(col="type"), (entity_id,))
         desc = self._one(newest.format(col="description"), (entity_id,))
         queries = self._all(
             "SELECT retrieval_queries FROM observation_entities WHERE entity_id=? AND explicit=1 "
-            "AND retrieval_queries != '[]' ORDER BY seq DESC, observation_id DESC LIMIT 50",
+            "AND retrieval_queries != '[]' ORDER BY seq DESC LIMIT 50",
             (entity_id,),
         )
         return EntityFold(
@@ -335,7 +335,7 @@ class SQLiteTx:
     def relationship_fold(self, relationship_id: int) -> RelationshipFold:
         newest = (
             "SELECT {col} FROM observation_relationships WHERE relationship_id=? "
-            "AND {col} IS NOT NULL ORDER BY seq DESC, observation_id DESC LIMIT 1"
+            "AND {col} IS NOT NULL ORDER BY seq DESC LIMIT 1"
         )
         desc = self._one(newest.format(col="description"), (relationship_id,))
         weight = self._one(newest.format(col="weight"), (relationship_id,))

@@ -81,6 +81,14 @@ CREATE TABLE observation_entities (
     PRIMARY KEY (observation_id, entity_id)
 );
 CREATE INDEX observation_entities_by_entity ON observation_entities (entity_id, seq);
+-- Folding an entity reads the newest assertion carrying each field: these partial indexes
+-- keep that a short index walk however many observations name the entity.
+CREATE INDEX observation_entities_asserted ON observation_entities (entity_id, seq)
+    WHERE explicit = 1;
+CREATE INDEX observation_entities_typed ON observation_entities (entity_id, seq)
+    WHERE explicit = 1 AND type IS NOT NULL;
+CREATE INDEX observation_entities_queries ON observation_entities (entity_id, seq)
+    WHERE explicit = 1 AND retrieval_queries != '[]';
 
 CREATE TABLE relationships (
     id INTEGER PRIMARY KEY,
@@ -105,6 +113,10 @@ CREATE TABLE observation_relationships (
     PRIMARY KEY (observation_id, relationship_id)
 );
 CREATE INDEX observation_relationships_by_rel ON observation_relationships (relationship_id, seq);
+CREATE INDEX observation_relationships_described ON observation_relationships
+    (relationship_id, seq) WHERE description IS NOT NULL;
+CREATE INDEX observation_relationships_weighted ON observation_relationships
+    (relationship_id, seq) WHERE weight IS NOT NULL;
 
 CREATE TABLE files (
     memory_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
