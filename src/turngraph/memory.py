@@ -82,13 +82,17 @@ class Memory(FileOps, MergeOps):
         return RetrievalConfig(**json.loads(self._row.retrieval))
 
     def info(self) -> MemoryInfo:
+        """The memory's settings and counts, read fresh."""
+        row = self._store.get_memory(self.name)
+        if row is None or row.id != self._id:
+            raise NotFoundError(f"memory {self.name!r} was deleted", memory=self.name)
         with self._store.read(self._id) as tx:
             counts = tx.counts()
         return MemoryInfo(
             name=self.name,
-            visibility=cast(Visibility, self._row.visibility),
+            visibility=cast(Visibility, row.visibility),
             retrieval=self.retrieval,
-            created_at=self._row.created_at,
+            created_at=row.created_at,
             observations=counts.observations,
             entities=counts.entities,
             relationships=counts.relationships,

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import hypothesis.strategies as st
 from hypothesis import HealthCheck, settings
-from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, invariant, rule
+from hypothesis.stateful import (
+    Bundle,
+    RuleBasedStateMachine,
+    consumes,
+    invariant,
+    rule,
+    run_state_machine_as_test,
+)
 
-import turngraph
 from turngraph.validate import name_key
 
+from .conftest import Opener
 from .helpers import check_graph_invariants
 
 # A small pool of names, spelled in several ways, so writes collide and merge often.
@@ -50,18 +55,19 @@ pairs = st.lists(
 
 
 class GraphMachine(RuleBasedStateMachine):
+    """Random edits against one memory; ``open_db`` is set to the backend under test."""
+
     slugs = Bundle("slugs")
+    open_db: Opener
 
     def __init__(self) -> None:
         super().__init__()
-        self.dir = tempfile.TemporaryDirectory()
-        self.db = turngraph.open(Path(self.dir.name) / "prop.db")
+        self.db = self.open_db()
         self.mem = self.db.create_memory("prop")
         self.live: set[str] = set()
 
     def teardown(self) -> None:
         self.db.close()
-        self.dir.cleanup()
 
     @rule(target=slugs, ents=entity_lists, rel_pairs=pairs)
     def add(self, ents: list[dict[str, Any]], rel_pairs: list[tuple[int, int, str]]) -> str:
@@ -104,10 +110,14 @@ class GraphMachine(RuleBasedStateMachine):
         check_graph_invariants(self.mem, self.live)
 
 
-GraphMachine.TestCase.settings = settings(
-    max_examples=100,
-    stateful_step_count=25,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-test_random_edit_sequences_keep_every_entity_and_relationship_backed = GraphMachine.TestCase
+def test_random_edit_sequences_keep_every_entity_and_relationship_backed(backend: Opener) -> None:
+    machine = type("BackendGraphMachine", (GraphMachine,), {"open_db": staticmethod(backend)})
+    run_state_machine_as_test(
+        machine,
+        settings=settings(
+            max_examples=100,
+            stateful_step_count=25,
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+        ),
+    )

@@ -80,3 +80,19 @@ def test_a_database_reopens_with_everything_in_it(backend: object, db: turngraph
     db.close()
     with turngraph.open(url) as again:
         assert again.memory("m").get_observation(slug).content == "across reopen"
+
+
+def test_a_handle_to_a_deleted_memory_fails_cleanly(db: turngraph.Database) -> None:
+    mem = db.create_memory("gone")
+    mem.add_observation(title="a", content="a")
+    db.delete_memory("gone")
+    with pytest.raises(turngraph.NotFoundError, match="deleted"):
+        mem.add_observation(title="b", content="b")
+    with pytest.raises(turngraph.NotFoundError, match="deleted"):
+        mem.put_file("x.txt", b"x", description="d")
+    with pytest.raises(turngraph.NotFoundError, match="deleted"):
+        mem.info()
+    with pytest.raises(turngraph.NotFoundError):
+        mem.get_observation("a")
+    with pytest.raises(turngraph.NotFoundError, match="no memory named 'gone'"):
+        db.delete_memory("gone")

@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 
 from turngraph.config import Settings
-from turngraph.errors import ConflictError, StoreError
+from turngraph.errors import ConflictError, NotFoundError, StoreError
 from turngraph.store.base import MemoryRow
 from turngraph.store.sqlite_tx import SQLiteTx, from_db, to_db
 
@@ -180,22 +180,38 @@ class SQLiteStore:
         if conn.in_transaction:  # a read nested in this thread's write sees the write
             yield SQLiteTx(conn, memory_id)
             return
-        conn.execute("BEGIN")
+        try:
+            conn.execute("BEGIN")
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot start a read: {exc}", memory_id=memory_id) from exc
         try:
             yield SQLiteTx(conn, memory_id)
+        except sqlite3.Error as exc:
+            raise StoreError(f"read failed: {exc}", memory_id=memory_id) from exc
         finally:
             conn.execute("COMMIT")
 
     @contextmanager
     def write(self, memory_id: int) -> Iterator[SQLiteTx]:
+        """A write transaction on one memory: serialized, atomic, NotFoundError if it is gone."""
         with self._memory_lock(memory_id), self._file_lock:
             conn = self._conn()
             try:
                 conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
+            except sqlite3.Error as exc:
                 raise StoreError(f"cannot start a write: {exc}", memory_id=memory_id) from exc
             try:
+                if (
+                    conn.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone()
+                    is None
+                ):
+                    raise NotFoundError(
+                        "this memory no longer exists: it was deleted", memory_id=memory_id
+                    )
                 yield SQLiteTx(conn, memory_id)
+            except sqlite3.Error as exc:
+                conn.execute("ROLLBACK")
+                raise StoreError(f"write failed: {exc}", memory_id=memory_id) from exc
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
