@@ -3,9 +3,9 @@
     .venv/bin/python benchmarks/write_path.py [--n 2000] [--names 500]
 
 Writes N observations (3 people and a hub entity named in every write, 2 relationships each;
-people are drawn from a pool so that most writes merge into existing entities), then reads observations and entities by key, then
-updates and deletes a share of them. Prints one table row per operation: count, throughput,
-p50 and p95 latency.
+people are drawn from a pool so that most writes merge into existing entities), then reads
+observations and entities by key, then updates and deletes a share of them. Prints one table
+row per operation: count, throughput, p50 and p95 latency.
 """
 
 from __future__ import annotations
