@@ -21,7 +21,8 @@ from pathlib import Path
 from turngraph.config import Settings
 from turngraph.errors import ConflictError, NotFoundError, StoreError
 from turngraph.store.base import MemoryRow
-from turngraph.store.sqlite_tx import SQLiteTx, from_db, to_db
+from turngraph.store.sqlite_read import SQLiteReadTx, from_db, to_db
+from turngraph.store.sqlite_write import SQLiteTx
 
 
 def load_migrations(dialect: str) -> list[tuple[str, str]]:
@@ -175,17 +176,17 @@ class SQLiteStore:
     # -- transactions ----------------------------------------------------------------------
 
     @contextmanager
-    def read(self, memory_id: int) -> Iterator[SQLiteTx]:
+    def read(self, memory_id: int) -> Iterator[SQLiteReadTx]:
         conn = self._conn()
         if conn.in_transaction:  # a read nested in this thread's write sees the write
-            yield SQLiteTx(conn, memory_id)
+            yield SQLiteReadTx(conn, memory_id)
             return
         try:
             conn.execute("BEGIN")
         except sqlite3.Error as exc:
             raise StoreError(f"cannot start a read: {exc}", memory_id=memory_id) from exc
         try:
-            yield SQLiteTx(conn, memory_id)
+            yield SQLiteReadTx(conn, memory_id)
         except sqlite3.Error as exc:
             raise StoreError(f"read failed: {exc}", memory_id=memory_id) from exc
         finally:
