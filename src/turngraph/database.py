@@ -12,6 +12,8 @@ from pydantic import ValidationError as PydanticValidationError
 
 from turngraph.config import Settings
 from turngraph.errors import ImmutableConfigError, NotFoundError, ValidationError
+from turngraph.extract.base import Extractor
+from turngraph.extract.rules import RuleExtractor
 from turngraph.memory import Memory
 from turngraph.models import MemoryInfo, RetrievalConfig, Visibility
 from turngraph.store.base import MemoryRow, Store
@@ -21,13 +23,16 @@ from turngraph.validate import validate_memory_name
 VISIBILITIES = ("private", "organization")
 
 
-def open(url: str | Path, *, settings: Settings | None = None) -> Database:
+def open(
+    url: str | Path, *, settings: Settings | None = None, extractor: Extractor | None = None
+) -> Database:
     """Open (creating if needed) the database at ``url``: a file path or ``sqlite:///path``.
 
-    One database holds many memories. Raises :class:`~turngraph.errors.ValidationError` for a
-    URL scheme turngraph does not know.
+    One database holds many memories. ``extractor`` reads turns (default: the offline
+    :class:`~turngraph.extract.RuleExtractor`). Raises
+    :class:`~turngraph.errors.ValidationError` for a URL scheme turngraph does not know.
     """
-    return Database(open_store(url, settings=settings or Settings()))
+    return Database(open_store(url, settings=settings or Settings()), extractor=extractor)
 
 
 def open_store(url: str | Path, *, settings: Settings) -> Store:
@@ -87,8 +92,9 @@ def _retrieval(value: object) -> RetrievalConfig:
 class Database:
     """A store of many memories. Thread-safe; use one per process and share it."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, extractor: Extractor | None = None) -> None:
         self.store = store
+        self.extractor: Extractor = extractor or RuleExtractor()
 
     @property
     def url(self) -> str:
@@ -129,11 +135,11 @@ class Database:
             retrieval=config.model_dump_json(),
             now=datetime.now(UTC),
         )
-        return Memory(self.store, row)
+        return Memory(self.store, row, self.extractor)
 
     def memory(self, name: str) -> Memory:
         """The memory called ``name``; NotFoundError if there is none."""
-        return Memory(self.store, self._row(name))
+        return Memory(self.store, self._row(name), self.extractor)
 
     def _row(self, name: str) -> MemoryRow:
         validate_memory_name(name)
@@ -143,7 +149,9 @@ class Database:
         return row
 
     def list_memories(self) -> list[MemoryInfo]:
-        return [Memory(self.store, row).info() for row in self.store.list_memories()]
+        return [
+            Memory(self.store, row, self.extractor).info() for row in self.store.list_memories()
+        ]
 
     def update_memory(
         self,

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from turngraph import categories
 from turngraph.config import Limits
 from turngraph.errors import ValidationError
 from turngraph.models import (
@@ -87,13 +88,15 @@ def apply_entities(
     for draft in drafts:
         row = existing.get(draft.key)
         if row is None:
+            etype = draft.type or "other"
             row = tx.insert_entity(
                 key=draft.key,
                 name=draft.name,
-                type=draft.type or "other",
-                description=draft.description,
+                type=etype,
+                description=draft.description or f"{etype} named {draft.name}",
                 retrieval_queries=draft.retrieval_queries,
                 now=now,
+                memory_category=draft.memory_category or categories.for_entity_type(etype),
             )
             existing[draft.key] = row
             touched.touch_entity(row, new=True)
@@ -121,6 +124,7 @@ def apply_relationships(
     seq: int,
     now: datetime,
     touched: Touched,
+    valid_from: datetime | None = None,
 ) -> None:
     """Back each drafted relationship with the observation (creating new ones)."""
     for i, rel in enumerate(rels):
@@ -134,7 +138,12 @@ def apply_relationships(
         rel_id = tx.find_relationship(source.id, rel.type, target.id)
         if rel_id is None:
             rel_id = tx.insert_relationship(
-                source_id=source.id, type=rel.type, target_id=target.id, now=now
+                source_id=source.id,
+                type=rel.type,
+                target_id=target.id,
+                now=now,
+                memory_category=rel.memory_category or categories.for_relation(rel.type),
+                valid_from=valid_from,
             )
         tx.put_backing(
             observation_id, rel_id, description=rel.description, weight=rel.weight, seq=seq

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar, cast
 
+from pydantic import BaseModel
+
 from turngraph import graph
 from turngraph.config import Limits
 from turngraph.errors import (
@@ -20,8 +22,13 @@ from turngraph.errors import (
     NotFoundError,
     ValidationError,
 )
+from turngraph.extract.base import Extractor
+from turngraph.extract.rules import RuleExtractor
 from turngraph.files import FileOps
 from turngraph.merging import MergeOps
+from turngraph.reconcile import repair_chain
+from turngraph.state import StateOps
+from turngraph.turns import TurnOps
 from turngraph.models import (
     DeleteResult,
     Entity,
@@ -60,14 +67,15 @@ _T = TypeVar("_T")
 DEFAULT_CATEGORY = "note"
 
 
-class Memory(FileOps, MergeOps):
+class Memory(TurnOps, StateOps, FileOps, MergeOps):
     """One memory: observations, the entity graph derived from them, files and proposals.
 
     Obtain it from :meth:`turngraph.Database.memory` or ``create_memory``. Thread-safe.
     """
 
-    def __init__(self, store: Store, row: MemoryRow) -> None:
+    def __init__(self, store: Store, row: MemoryRow, extractor: Extractor | None = None) -> None:
         self._store = store
+        self.extractor: Extractor = extractor or RuleExtractor()
         self._row = row
         self._id = row.id
         self.name = row.name
@@ -308,25 +316,32 @@ class Memory(FileOps, MergeOps):
                 return DeleteResult.model_validate_json(replay).model_copy(
                     update={"replayed": True}
                 )
-            row = self._observation_row(tx, slug)
-            observation = graph.to_observation(tx, row)
-            entity_ids = [link.entity_id for link in tx.observation_links(row.id)]
-            rel_ids = tx.observation_relationship_ids(row.id)
-            tx.delete_observation(row.id)
-            dead_entities, dead_rels = graph.prune(tx, entity_ids, rel_ids)
-            dead = {e.id for e in dead_entities}
-            graph.refold_entities(tx, [i for i in entity_ids if i not in dead], now=now)
-            graph.refold_relationships(tx, set(rel_ids) - {r.id for r in dead_rels}, now=now)
-            tx.retire_slug(slug, now=now)
-            tx.delete_idempotency_for_slug(slug)
-            result = DeleteResult(
-                observation=observation,
-                pruned_entities=[e.name for e in dead_entities],
-                pruned_relationships=[graph.to_ref(r) for r in dead_rels],
-            )
+            result = self._delete_in_tx(tx, self._observation_row(tx, slug), now)
             if key:
                 self._remember_key(tx, key, "delete_observation", fp, None, result, now)
         return result
+
+    def _delete_in_tx(self, tx: WriteTx, row: ObservationRow, now: datetime) -> DeleteResult:
+        """Delete one observation inside ``tx``: prune, re-fold, repair attribute histories."""
+        observation = graph.to_observation(tx, row)
+        entity_ids = [link.entity_id for link in tx.observation_links(row.id)]
+        rel_ids = tx.observation_relationship_ids(row.id)
+        chains = tx.attribute_chains(row.id)
+        tx.delete_observation(row.id)
+        dead_entities, dead_rels = graph.prune(tx, entity_ids, rel_ids)
+        dead = {e.id for e in dead_entities}
+        graph.refold_entities(tx, [i for i in entity_ids if i not in dead], now=now)
+        graph.refold_relationships(tx, set(rel_ids) - {r.id for r in dead_rels}, now=now)
+        for entity_id, key in chains:
+            if entity_id not in dead:
+                repair_chain(tx, entity_id, key)
+        tx.retire_slug(row.slug, now=now)
+        tx.delete_idempotency_for_slug(row.slug)
+        return DeleteResult(
+            observation=observation,
+            pruned_entities=[e.name for e in dead_entities],
+            pruned_relationships=[graph.to_ref(r) for r in dead_rels],
+        )
 
     # -- observations and entities: read ---------------------------------------------------
 
@@ -520,7 +535,7 @@ class Memory(FileOps, MergeOps):
         operation: str,
         fp: str,
         slug: str | None,
-        result: WriteResult | DeleteResult,
+        result: BaseModel,
         now: datetime,
     ) -> None:
         tx.put_idempotency(IdempotencyRow(key, operation, fp, slug, result.model_dump_json(), now))

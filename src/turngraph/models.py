@@ -7,12 +7,15 @@ form is internal.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 Visibility = Literal["private", "organization"]
 ProposalStatus = Literal["open", "accepted", "rejected", "obsolete"]
+Role = Literal["user", "assistant", "system", "tool"]
+MemoryCategory = Literal["identity", "knowledge", "context"]
+InferMode = Literal["full", "triples", "preview", "none"]
 
 
 class _Model(BaseModel):
@@ -57,6 +60,7 @@ class Relationship(_Model):
     target: str
     description: str = ""
     weight: float = 1.0
+    valid_until: datetime | None = None  # set when a newer fact ended it (still kept)
 
 
 class Observation(_Model):
@@ -185,13 +189,203 @@ class MergeResult(_Model):
     merged_relationships: list[RelationshipRef] = Field(default_factory=list)
 
 
+# -- turns, sessions and extraction ---------------------------------------------------------
+
+
+class Session(_Model):
+    id: str
+    created_at: datetime
+    metadata: Any = None
+    turn_count: int = 0
+
+
+class Turn(_Model):
+    """One message of a session, stored exactly as given."""
+
+    id: str
+    session_id: str
+    seq: int
+    role: Role
+    speaker: str | None = None
+    content: str
+    observed_at: datetime
+    created_at: datetime
+    slug: str  # the observation that backs it
+    extracted: str  # full | triples | none | failed
+    labels: list[str] = Field(default_factory=list)
+
+
+class TurnPage(_Model):
+    turns: list[Turn]
+    next_cursor: str | None = None
+    has_more: bool = False
+
+
+class ExtractedEntity(_Model):
+    id: str  # entity:<type>/<normalized name>
+    name: str
+    entity_type: str
+    memory_category: MemoryCategory
+    is_new: bool
+
+
+class ExtractedAttribute(_Model):
+    id: str
+    entity_id: str
+    key: str
+    value: str
+    memory_category: MemoryCategory
+
+
+class ExtractedRelation(_Model):
+    subject: str
+    label: str
+    object: str
+    memory_category: MemoryCategory
+
+
+class ExtractedAction(_Model):
+    actor: str
+    verb: str
+    object: str | None = None
+    summary: str
+    occurred_at: datetime | None = None
+    memory_category: MemoryCategory = "context"
+
+
+class Instruction(_Model):
+    id: str
+    label: str
+    description: str
+
+
+class Uncertainty(_Model):
+    about: str
+    reason: str
+
+
+class Correction(_Model):
+    entity_id: str
+    key: str
+    old_value: str
+    new_value: str
+
+
+class Extraction(_Model):
+    """The structured diff one turn produced."""
+
+    turn_id: str
+    entities: list[ExtractedEntity] = Field(default_factory=list)
+    attributes: list[ExtractedAttribute] = Field(default_factory=list)
+    relations: list[ExtractedRelation] = Field(default_factory=list)
+    actions: list[ExtractedAction] = Field(default_factory=list)
+    instructions: list[Instruction] = Field(default_factory=list)
+    uncertainties: list[Uncertainty] = Field(default_factory=list)
+    corrections: list[Correction] = Field(default_factory=list)
+
+
+class RememberResult(_Model):
+    mode: InferMode
+    session_id: str
+    turn_id: str
+    preview: bool = False
+    extraction: Extraction
+    replayed: bool = False
+
+
+class BatchResult(_Model):
+    session_id: str
+    turn_ids: list[str]
+    extractions: list[Extraction]
+    replayed: bool = False
+
+
+class AttributeVersion(_Model):
+    """One version of an attribute; superseded versions keep their validity and links."""
+
+    id: str
+    entity_id: str
+    entity: str  # display name
+    key: str
+    value: str
+    memory_category: MemoryCategory
+    valid_from: datetime
+    valid_until: datetime | None = None
+    supersedes: str | None = None
+    superseded_by: str | None = None
+    source_turn: str | None = None
+    source_slug: str | None = None
+    created_at: datetime
+
+
+class StateEntity(_Model):
+    id: str
+    name: str
+    entity_type: str
+    memory_category: MemoryCategory
+    description: str
+    created_at: datetime
+    updated_at: datetime
+
+
+class StateRelation(_Model):
+    id: str
+    subject: str
+    label: str
+    object: str
+    memory_category: MemoryCategory
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    created_at: datetime
+
+
+class CategoryState(_Model):
+    entities: list[StateEntity] = Field(default_factory=list)
+    attributes: list[AttributeVersion] = Field(default_factory=list)
+    relations: list[StateRelation] = Field(default_factory=list)
+    actions: list[ExtractedAction] = Field(default_factory=list)
+
+
+class StateTruncation(_Model):
+    entities: bool = False
+    attributes: bool = False
+    relations: bool = False
+    actions: bool = False
+    instructions: bool = False
+    unknowns: bool = False
+
+
+class State(_Model):
+    """What is known (at ``as_of``), grouped by memory category; each list bounded."""
+
+    identity: CategoryState = Field(default_factory=CategoryState)
+    knowledge: CategoryState = Field(default_factory=CategoryState)
+    context: CategoryState = Field(default_factory=CategoryState)
+    instructions: list[Instruction] = Field(default_factory=list)
+    unknowns: list[Uncertainty] = Field(default_factory=list)
+    truncated: StateTruncation = Field(default_factory=StateTruncation)
+    as_of: datetime | None = None
+
+
 __all__ = [
     "AppendixFile",
+    "AttributeVersion",
+    "BatchResult",
+    "CategoryState",
+    "Correction",
     "DeleteResult",
     "Entity",
     "EntityNeighborhood",
     "EntitySummary",
+    "ExtractedAction",
+    "ExtractedAttribute",
+    "ExtractedEntity",
+    "ExtractedRelation",
+    "Extraction",
     "FileContent",
+    "InferMode",
+    "Instruction",
+    "MemoryCategory",
     "MemoryInfo",
     "MergeProposal",
     "MergeResult",
@@ -199,8 +393,18 @@ __all__ = [
     "ProposalStatus",
     "Relationship",
     "RelationshipRef",
+    "RememberResult",
     "RetrievalConfig",
     "ReviewHint",
+    "Role",
+    "Session",
+    "State",
+    "StateEntity",
+    "StateRelation",
+    "StateTruncation",
+    "Turn",
+    "TurnPage",
+    "Uncertainty",
     "Visibility",
     "WriteResult",
 ]

@@ -244,8 +244,9 @@ class EntityDraft:
     name: str
     key: str
     type: str | None
-    description: str
+    description: str | None  # None only from extraction: an existing entity keeps its own
     retrieval_queries: tuple[str, ...]
+    memory_category: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,6 +258,7 @@ class RelationshipDraft:
     target_key: str
     description: str | None
     weight: float | None
+    memory_category: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,6 +54,7 @@ class EntityRow:
     degree: int
     created_at: datetime
     updated_at: datetime
+    memory_category: str = "knowledge"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,13 @@ class RelationshipRow:
     target: str
     description: str
     weight: float
+    memory_category: str = "knowledge"
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    source_type: str = "other"
+    target_type: str = "other"
+    source_key: str = ""
+    target_key: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +140,66 @@ class ProposalRow:
 
 
 @dataclass(frozen=True, slots=True)
+class SessionRow:
+    id: str
+    metadata: str  # JSON
+    turn_count: int
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRow:
+    id: str
+    session_id: str
+    seq: int
+    role: str
+    speaker: str | None
+    extracted: str
+    labels: tuple[str, ...]
+    created_at: datetime
+    # From the observation that backs the turn.
+    observation_id: int
+    slug: str
+    content: str
+    observed_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class AttributeRow:
+    id: str
+    entity_id: int
+    key: str
+    value: str
+    memory_category: str
+    observation_id: int
+    valid_from: datetime
+    valid_until: datetime | None
+    supersedes: str | None
+    superseded_by: str | None
+    created_at: datetime
+    # Joined for display.
+    entity_name: str = ""
+    entity_type: str = "other"
+    entity_key: str = ""
+    source_turn: str | None = None
+    source_slug: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FactRow:
+    """An action, instruction or uncertainty a turn produced."""
+
+    id: str
+    kind: str
+    observation_id: int
+    memory_category: str
+    data: str  # JSON
+    dedup: str
+    happened_at: datetime
+    active: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Counts:
     observations: int
     entities: int
@@ -183,6 +251,32 @@ class ReadTx(Protocol):
     def list_proposals(self, *, status: str | None) -> list[ProposalRow]: ...
     def rejected_pairs(self) -> set[tuple[str, str]]: ...
 
+    # sessions and turns
+    def get_session(self, session_id: str) -> SessionRow | None: ...
+    def list_turns(
+        self, session_id: str, *, after_seq: int, offset: int, limit: int
+    ) -> list[TurnRow]: ...
+    def get_turn_by_observation(self, observation_id: int) -> TurnRow | None: ...
+    def session_observation_ids(self, session_id: str) -> list[int]: ...
+
+    # attributes and turn facts
+    def attribute_history(self, entity_id: int, key: str) -> list[AttributeRow]: ...
+    def current_attributes(self, entity_id: int, key: str) -> list[AttributeRow]: ...
+    def attribute_chains(self, observation_id: int) -> list[tuple[int, str]]: ...
+    def state_entities(
+        self, *, category: str, as_of: datetime | None, limit: int
+    ) -> list[EntityRow]: ...
+    def state_attributes(
+        self, *, category: str, as_of: datetime | None, limit: int
+    ) -> list[AttributeRow]: ...
+    def state_relations(
+        self, *, category: str, as_of: datetime | None, limit: int
+    ) -> list[RelationshipRow]: ...
+    def list_facts(
+        self, *, kind: str, category: str | None, as_of: datetime | None, limit: int
+    ) -> list[FactRow]: ...
+    def find_active_fact(self, kind: str, dedup: str) -> FactRow | None: ...
+
 
 class WriteTx(ReadTx, Protocol):
     """Writes within one memory; the store serializes them per memory and commits atomically."""
@@ -230,6 +324,7 @@ class WriteTx(ReadTx, Protocol):
         description: str,
         retrieval_queries: Sequence[str],
         now: datetime,
+        memory_category: str = "knowledge",
     ) -> EntityRow: ...
     def update_entity(
         self,
@@ -261,7 +356,14 @@ class WriteTx(ReadTx, Protocol):
 
     # relationships
     def insert_relationship(
-        self, *, source_id: int, type: str, target_id: int, now: datetime
+        self,
+        *,
+        source_id: int,
+        type: str,
+        target_id: int,
+        now: datetime,
+        memory_category: str = "knowledge",
+        valid_from: datetime | None = None,
     ) -> int: ...
     def update_relationship(
         self, relationship_id: int, *, description: str, weight: float, now: datetime
@@ -304,6 +406,48 @@ class WriteTx(ReadTx, Protocol):
     ) -> int: ...
     def set_proposal_status(self, proposal_id: int, status: str, *, now: datetime) -> None: ...
     def reject_pair(self, key_a: str, key_b: str, *, now: datetime) -> None: ...
+
+    # sessions and turns
+    def insert_session(self, session_id: str, *, metadata: str, now: datetime) -> None: ...
+    def next_turn_seq(self, session_id: str) -> int: ...
+    def insert_turn(
+        self,
+        *,
+        turn_id: str,
+        session_id: str,
+        seq: int,
+        role: str,
+        speaker: str | None,
+        observation_id: int,
+        extracted: str,
+        labels: Sequence[str],
+        now: datetime,
+    ) -> None: ...
+    def set_turn_extracted(self, turn_id: str, extracted: str) -> None: ...
+    def delete_session(self, session_id: str) -> None: ...
+
+    # attributes and turn facts
+    def insert_attribute(self, row: AttributeRow) -> None: ...
+    def set_attribute_links(
+        self,
+        attribute_id: str,
+        *,
+        valid_until: datetime | None,
+        supersedes: str | None,
+        superseded_by: str | None,
+    ) -> None: ...
+    def move_attributes(self, from_entity_id: int, to_entity_id: int) -> None: ...
+    def set_entity_category(self, entity_id: int, category: str) -> None: ...
+    def set_relationship_validity(
+        self,
+        relationship_id: int,
+        *,
+        memory_category: str | None,
+        valid_from: datetime | None,
+        valid_until: datetime | None,
+    ) -> None: ...
+    def insert_fact(self, row: FactRow) -> None: ...
+    def deactivate_fact(self, fact_id: str) -> None: ...
 
 
 class Store(Protocol):

@@ -9,9 +9,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from turngraph.store.base import (
+    AttributeRow,
     Counts,
     EntityFold,
     EntityRow,
+    FactRow,
     FileRow,
     IdempotencyRow,
     LinkRow,
@@ -19,6 +21,8 @@ from turngraph.store.base import (
     ProposalRow,
     RelationshipFold,
     RelationshipRow,
+    SessionRow,
+    TurnRow,
 )
 
 
@@ -54,9 +58,13 @@ _OBS_COLS = (
     "id, slug, title, content, category, tags, observed_at, confidence, source, "
     "created_at, updated_at"
 )
-_ENT_COLS = "id, key, name, type, description, retrieval_queries, degree, created_at, updated_at"
+_ENT_COLS = (
+    "id, key, name, type, description, retrieval_queries, degree, created_at, updated_at, "
+    "memory_category"
+)
 _REL_SELECT = (
-    "SELECT r.id, r.source_id, s.name, r.type, r.target_id, t.name, r.description, r.weight "
+    "SELECT r.id, r.source_id, s.name, r.type, r.target_id, t.name, r.description, r.weight, "
+    "r.memory_category, r.valid_from, r.valid_until, s.type, t.type, s.key, t.key "
     "FROM relationships r JOIN entities s ON s.id = r.source_id "
     "JOIN entities t ON t.id = r.target_id"
 )
@@ -85,12 +93,37 @@ def _obs(r: Any) -> ObservationRow:
 
 def _ent(r: Any) -> EntityRow:
     return EntityRow(
-        r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5])), r[6], from_db(r[7]), from_db(r[8])
+        r[0],
+        r[1],
+        r[2],
+        r[3],
+        r[4],
+        tuple(json.loads(r[5])),
+        r[6],
+        from_db(r[7]),
+        from_db(r[8]),
+        r[9],
     )
 
 
 def _rel(r: Any) -> RelationshipRow:
-    return RelationshipRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7])
+    return RelationshipRow(
+        r[0],
+        r[1],
+        r[2],
+        r[3],
+        r[4],
+        r[5],
+        r[6],
+        r[7],
+        r[8],
+        _opt_dt(r[9]),
+        _opt_dt(r[10]),
+        r[11],
+        r[12],
+        r[13],
+        r[14],
+    )
 
 
 def _proposal(r: Any) -> ProposalRow:
@@ -402,3 +435,191 @@ class SQLiteReadTx:
                 "SELECT key_a, key_b FROM merge_rejections WHERE memory_id=?", (self.memory_id,)
             )
         }
+
+    # -- sessions and turns --------------------------------------------------------------------
+
+    def get_session(self, session_id: str) -> SessionRow | None:
+        r = self._one(
+            "SELECT id, metadata, turn_count, created_at FROM sessions WHERE memory_id=? AND id=?",
+            (self.memory_id, session_id),
+        )
+        return None if r is None else SessionRow(r[0], r[1], r[2], from_db(r[3]))
+
+    def list_turns(
+        self, session_id: str, *, after_seq: int, offset: int, limit: int
+    ) -> list[TurnRow]:
+        rows = self._all(
+            f"{_TURN_SELECT} WHERE t.memory_id=? AND t.session_id=? AND t.seq > ? "
+            "ORDER BY t.seq LIMIT ? OFFSET ?",
+            (self.memory_id, session_id, after_seq, limit, offset),
+        )
+        return [_turn(r) for r in rows]
+
+    def get_turn_by_observation(self, observation_id: int) -> TurnRow | None:
+        r = self._one(f"{_TURN_SELECT} WHERE t.observation_id=?", (observation_id,))
+        return None if r is None else _turn(r)
+
+    def session_observation_ids(self, session_id: str) -> list[int]:
+        return self._col(
+            "SELECT observation_id FROM turns WHERE memory_id=? AND session_id=? ORDER BY seq",
+            (self.memory_id, session_id),
+        )
+
+    # -- attributes and turn facts -------------------------------------------------------------
+
+    def attribute_history(self, entity_id: int, key: str) -> list[AttributeRow]:
+        rows = self._all(
+            f"{_ATTR_SELECT} WHERE a.entity_id=? AND a.key=? ORDER BY a.valid_from, a.created_at",
+            (entity_id, key),
+        )
+        return [_attr(r) for r in rows]
+
+    def current_attributes(self, entity_id: int, key: str) -> list[AttributeRow]:
+        rows = self._all(
+            f"{_ATTR_SELECT} WHERE a.entity_id=? AND a.key=? AND a.valid_until IS NULL "
+            "ORDER BY a.valid_from, a.created_at",
+            (entity_id, key),
+        )
+        return [_attr(r) for r in rows]
+
+    def attribute_chains(self, observation_id: int) -> list[tuple[int, str]]:
+        return [
+            (r[0], r[1])
+            for r in self._all(
+                "SELECT DISTINCT entity_id, key FROM attributes WHERE observation_id=?",
+                (observation_id,),
+            )
+        ]
+
+    def state_entities(
+        self, *, category: str, as_of: datetime | None, limit: int
+    ) -> list[EntityRow]:
+        sql = f"SELECT {_ENT_COLS} FROM entities e WHERE memory_id=? AND memory_category=?"
+        params: list[Any] = [self.memory_id, category]
+        if as_of is not None:
+            sql += (
+                " AND EXISTS (SELECT 1 FROM observation_entities l JOIN observations o "
+                "ON o.id = l.observation_id WHERE l.entity_id = e.id AND o.observed_at <= ?)"
+            )
+            params.append(to_db(as_of))
+        rows = self._all(sql + " ORDER BY type, key LIMIT ?", (*params, limit))
+        return [_ent(r) for r in rows]
+
+    def state_attributes(
+        self, *, category: str, as_of: datetime | None, limit: int
+    ) -> list[AttributeRow]:
+        if as_of is None:
+            where, params = "a.valid_until IS NULL", []
+        else:
+            at = to_db(as_of)
+            where, params = (
+                "a.valid_from <= ? AND (a.valid_until IS NULL OR a.valid_until > ?)",
+                [
+                    at,
+                    at,
+                ],
+            )
+        rows = self._all(
+            f"{_ATTR_SELECT} WHERE a.memory_id=? AND a.memory_category=? AND {where} "
+            "ORDER BY e.key, a.key, a.valid_from LIMIT ?",
+            (self.memory_id, category, *params, limit),
+        )
+        return [_attr(r) for r in rows]
+
+    def state_relations(
+        self, *, category: str, as_of: datetime | None, limit: int
+    ) -> list[RelationshipRow]:
+        if as_of is None:
+            where, params = "r.valid_until IS NULL", []
+        else:
+            at = to_db(as_of)
+            where = (
+                "(r.valid_from IS NULL OR r.valid_from <= ?) "
+                "AND (r.valid_until IS NULL OR r.valid_until > ?)"
+            )
+            params = [at, at]
+        rows = self._all(
+            f"{_REL_SELECT} WHERE r.memory_id=? AND r.memory_category=? AND {where} "
+            "ORDER BY s.key, r.type, t.key LIMIT ?",
+            (self.memory_id, category, *params, limit),
+        )
+        return [_rel(r) for r in rows]
+
+    def list_facts(
+        self, *, kind: str, category: str | None, as_of: datetime | None, limit: int
+    ) -> list[FactRow]:
+        sql = f"SELECT {_FACT_COLS} FROM turn_facts WHERE memory_id=? AND kind=? AND active=1"
+        params: list[Any] = [self.memory_id, kind]
+        if category is not None:
+            sql += " AND memory_category=?"
+            params.append(category)
+        if as_of is not None:
+            sql += " AND happened_at <= ?"
+            params.append(to_db(as_of))
+        rows = self._all(sql + " ORDER BY happened_at, id LIMIT ?", (*params, limit))
+        return [_fact(r) for r in rows]
+
+    def find_active_fact(self, kind: str, dedup: str) -> FactRow | None:
+        r = self._one(
+            f"SELECT {_FACT_COLS} FROM turn_facts WHERE memory_id=? AND kind=? AND dedup=? "
+            "AND active=1",
+            (self.memory_id, kind, dedup),
+        )
+        return None if r is None else _fact(r)
+
+
+_TURN_SELECT = (
+    "SELECT t.id, t.session_id, t.seq, t.role, t.speaker, t.extracted, t.labels, t.created_at, "
+    "o.id, o.slug, o.content, o.observed_at FROM turns t JOIN observations o "
+    "ON o.id = t.observation_id"
+)
+_ATTR_SELECT = (
+    "SELECT a.id, a.entity_id, a.key, a.value, a.memory_category, a.observation_id, "
+    "a.valid_from, a.valid_until, a.supersedes, a.superseded_by, a.created_at, e.name, e.type, "
+    "e.key, t.id, o.slug FROM attributes a JOIN entities e ON e.id = a.entity_id "
+    "JOIN observations o ON o.id = a.observation_id "
+    "LEFT JOIN turns t ON t.observation_id = a.observation_id"
+)
+_FACT_COLS = "id, kind, observation_id, memory_category, data, dedup, happened_at, active"
+
+
+def _turn(r: Any) -> TurnRow:
+    return TurnRow(
+        r[0],
+        r[1],
+        r[2],
+        r[3],
+        r[4],
+        r[5],
+        tuple(json.loads(r[6])),
+        from_db(r[7]),
+        r[8],
+        r[9],
+        r[10],
+        from_db(r[11]),
+    )
+
+
+def _attr(r: Any) -> AttributeRow:
+    return AttributeRow(
+        r[0],
+        r[1],
+        r[2],
+        r[3],
+        r[4],
+        r[5],
+        from_db(r[6]),
+        _opt_dt(r[7]),
+        r[8],
+        r[9],
+        from_db(r[10]),
+        r[11],
+        r[12],
+        r[13],
+        r[14],
+        r[15],
+    )
+
+
+def _fact(r: Any) -> FactRow:
+    return FactRow(r[0], r[1], r[2], r[3], r[4], r[5], from_db(r[6]), bool(r[7]))

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from turngraph.store.base import EntityRow, FileRow, IdempotencyRow
+from turngraph.store.base import AttributeRow, EntityRow, FactRow, FileRow, IdempotencyRow
 from turngraph.store.sqlite_read import SQLiteReadTx, _chunks, _placeholders, to_db
 
 
@@ -119,10 +119,11 @@ class SQLiteTx(SQLiteReadTx):
         description: str,
         retrieval_queries: Sequence[str],
         now: datetime,
+        memory_category: str = "knowledge",
     ) -> EntityRow:
         cur = self.conn.execute(
             "INSERT INTO entities (memory_id, key, name, type, description, retrieval_queries, "
-            "degree, created_at, updated_at) VALUES (?,?,?,?,?,?,0,?,?)",
+            "degree, created_at, updated_at, memory_category) VALUES (?,?,?,?,?,?,0,?,?,?)",
             (
                 self.memory_id,
                 key,
@@ -132,11 +133,21 @@ class SQLiteTx(SQLiteReadTx):
                 json.dumps(list(retrieval_queries)),
                 to_db(now),
                 to_db(now),
+                memory_category,
             ),
         )
         assert cur.lastrowid is not None
         return EntityRow(
-            cur.lastrowid, key, name, type, description, tuple(retrieval_queries), 0, now, now
+            cur.lastrowid,
+            key,
+            name,
+            type,
+            description,
+            tuple(retrieval_queries),
+            0,
+            now,
+            now,
+            memory_category,
         )
 
     def update_entity(
@@ -254,12 +265,29 @@ class SQLiteTx(SQLiteReadTx):
             )
 
     def insert_relationship(
-        self, *, source_id: int, type: str, target_id: int, now: datetime
+        self,
+        *,
+        source_id: int,
+        type: str,
+        target_id: int,
+        now: datetime,
+        memory_category: str = "knowledge",
+        valid_from: datetime | None = None,
     ) -> int:
         cur = self.conn.execute(
             "INSERT INTO relationships (memory_id, source_id, type, target_id, description, "
-            "weight, created_at, updated_at) VALUES (?,?,?,?,'',1.0,?,?)",
-            (self.memory_id, source_id, type, target_id, to_db(now), to_db(now)),
+            "weight, created_at, updated_at, memory_category, valid_from) "
+            "VALUES (?,?,?,?,'',1.0,?,?,?,?)",
+            (
+                self.memory_id,
+                source_id,
+                type,
+                target_id,
+                to_db(now),
+                to_db(now),
+                memory_category,
+                to_db(valid_from or now),
+            ),
         )
         assert cur.lastrowid is not None
         return cur.lastrowid
@@ -427,4 +455,153 @@ class SQLiteTx(SQLiteReadTx):
             "INSERT OR IGNORE INTO merge_rejections (memory_id, key_a, key_b, rejected_at) "
             "VALUES (?,?,?,?)",
             (self.memory_id, a, b, to_db(now)),
+        )
+
+    # -- sessions and turns --------------------------------------------------------------------
+
+    def insert_session(self, session_id: str, *, metadata: str, now: datetime) -> None:
+        self.conn.execute(
+            "INSERT INTO sessions (memory_id, id, metadata, created_at) VALUES (?,?,?,?)",
+            (self.memory_id, session_id, metadata, to_db(now)),
+        )
+
+    def next_turn_seq(self, session_id: str) -> int:
+        row = self.conn.execute(
+            "UPDATE sessions SET turn_count = turn_count + 1 WHERE memory_id=? AND id=? "
+            "RETURNING turn_count",
+            (self.memory_id, session_id),
+        ).fetchone()
+        return int(row[0])
+
+    def insert_turn(
+        self,
+        *,
+        turn_id: str,
+        session_id: str,
+        seq: int,
+        role: str,
+        speaker: str | None,
+        observation_id: int,
+        extracted: str,
+        labels: Sequence[str],
+        now: datetime,
+    ) -> None:
+        self.conn.execute(
+            "INSERT INTO turns (memory_id, id, session_id, seq, role, speaker, observation_id, "
+            "extracted, labels, created_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (
+                self.memory_id,
+                turn_id,
+                session_id,
+                seq,
+                role,
+                speaker,
+                observation_id,
+                extracted,
+                json.dumps(list(labels)),
+                to_db(now),
+            ),
+        )
+
+    def set_turn_extracted(self, turn_id: str, extracted: str) -> None:
+        self.conn.execute(
+            "UPDATE turns SET extracted=? WHERE memory_id=? AND id=?",
+            (extracted, self.memory_id, turn_id),
+        )
+
+    def delete_session(self, session_id: str) -> None:
+        self.conn.execute(
+            "DELETE FROM sessions WHERE memory_id=? AND id=?", (self.memory_id, session_id)
+        )
+
+    # -- attributes and turn facts -------------------------------------------------------------
+
+    def insert_attribute(self, row: AttributeRow) -> None:
+        self.conn.execute(
+            "INSERT INTO attributes (memory_id, id, entity_id, key, value, memory_category, "
+            "observation_id, valid_from, valid_until, supersedes, superseded_by, created_at) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                self.memory_id,
+                row.id,
+                row.entity_id,
+                row.key,
+                row.value,
+                row.memory_category,
+                row.observation_id,
+                to_db(row.valid_from),
+                None if row.valid_until is None else to_db(row.valid_until),
+                row.supersedes,
+                row.superseded_by,
+                to_db(row.created_at),
+            ),
+        )
+
+    def set_attribute_links(
+        self,
+        attribute_id: str,
+        *,
+        valid_until: datetime | None,
+        supersedes: str | None,
+        superseded_by: str | None,
+    ) -> None:
+        self.conn.execute(
+            "UPDATE attributes SET valid_until=?, supersedes=?, superseded_by=? "
+            "WHERE memory_id=? AND id=?",
+            (
+                None if valid_until is None else to_db(valid_until),
+                supersedes,
+                superseded_by,
+                self.memory_id,
+                attribute_id,
+            ),
+        )
+
+    def move_attributes(self, from_entity_id: int, to_entity_id: int) -> None:
+        self.conn.execute(
+            "UPDATE attributes SET entity_id=? WHERE entity_id=?", (to_entity_id, from_entity_id)
+        )
+
+    def set_entity_category(self, entity_id: int, category: str) -> None:
+        self.conn.execute("UPDATE entities SET memory_category=? WHERE id=?", (category, entity_id))
+
+    def set_relationship_validity(
+        self,
+        relationship_id: int,
+        *,
+        memory_category: str | None,
+        valid_from: datetime | None,
+        valid_until: datetime | None,
+    ) -> None:
+        self.conn.execute(
+            "UPDATE relationships SET memory_category=coalesce(?, memory_category), "
+            "valid_from=coalesce(?, valid_from), valid_until=? WHERE id=?",
+            (
+                memory_category,
+                None if valid_from is None else to_db(valid_from),
+                None if valid_until is None else to_db(valid_until),
+                relationship_id,
+            ),
+        )
+
+    def insert_fact(self, row: FactRow) -> None:
+        self.conn.execute(
+            "INSERT INTO turn_facts (memory_id, id, kind, observation_id, memory_category, data, "
+            "dedup, happened_at, active) VALUES (?,?,?,?,?,?,?,?,?)",
+            (
+                self.memory_id,
+                row.id,
+                row.kind,
+                row.observation_id,
+                row.memory_category,
+                row.data,
+                row.dedup,
+                to_db(row.happened_at),
+                int(row.active),
+            ),
+        )
+
+    def deactivate_fact(self, fact_id: str) -> None:
+        self.conn.execute(
+            "UPDATE turn_facts SET active=0 WHERE memory_id=? AND id=?", (self.memory_id, fact_id)
         )

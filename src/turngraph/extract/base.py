@@ -1,0 +1,116 @@
+"""The Extractor protocol and the raw extraction it returns.
+
+An extractor only reads text: it never touches the store. What it returns names entities by
+their surface names; the core resolves them against the memory, versions attributes and
+records corrections (``turngraph.turns``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Protocol
+
+# The fixed set of entity types; anything else is stored as "other".
+ENTITY_TYPES = ("person", "organization", "place", "product", "date", "event", "animal", "other")
+
+# Attribute keys that hold one value at a time: a new value supersedes the old one.
+SINGLE_VALUED = frozenset(
+    {
+        "name",
+        "preferred_name",
+        "job_title",
+        "employer",
+        "location",
+        "age",
+        "email",
+        "phone",
+        "birthday",
+        "relationship_status",
+        "nationality",
+        "school",
+    }
+)
+# Attribute keys that accumulate values; a negation ends a matching value.
+MULTI_VALUED = frozenset({"likes", "dislikes", "pets", "hobbies", "languages", "skills"})
+# Relation labels where a subject has one object at a time (a new one ends the old).
+SINGLE_OBJECT_RELATIONS = frozenset({"works_at", "lives_in", "married_to"})
+
+
+@dataclass(frozen=True, slots=True)
+class TurnContext:
+    """What an extractor knows about the turn besides its text."""
+
+    speaker: str  # who "I" refers to
+    role: str
+    observed_at: datetime
+    addressee: str | None = None  # who "you" refers to, when known
+
+
+@dataclass(frozen=True, slots=True)
+class RawEntity:
+    name: str
+    type: str = "other"
+
+
+@dataclass(frozen=True, slots=True)
+class RawAttribute:
+    entity: str
+    key: str
+    value: str
+    negated: bool = False  # "I don't like sushi anymore": ends a matching value
+    category: str | None = None  # identity | knowledge | context; None: by key
+
+
+@dataclass(frozen=True, slots=True)
+class RawRelation:
+    subject: str
+    label: str
+    object: str
+    category: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RawAction:
+    actor: str
+    verb: str
+    object: str | None
+    summary: str
+    occurred_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RawInstruction:
+    label: str
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class RawUncertainty:
+    about: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RawExtraction:
+    entities: tuple[RawEntity, ...] = ()
+    attributes: tuple[RawAttribute, ...] = ()
+    relations: tuple[RawRelation, ...] = ()
+    actions: tuple[RawAction, ...] = ()
+    instructions: tuple[RawInstruction, ...] = ()
+    uncertainties: tuple[RawUncertainty, ...] = ()
+    # Extractors may describe entities they name (shown for new entities).
+    descriptions: dict[str, str] = field(default_factory=dict)
+
+
+class Extractor(Protocol):
+    """Turns the text of one message into a :class:`RawExtraction`.
+
+    Implementations must be deterministic for a given input where they can, must not write
+    anything, and raise :class:`~turngraph.errors.ExtractionError` when they cannot produce a
+    valid result.
+    """
+
+    name: str
+
+    def extract(self, text: str, context: TurnContext) -> RawExtraction: ...

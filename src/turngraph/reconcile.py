@@ -1,0 +1,402 @@
+"""Applying an extraction to the memory inside the turn's write transaction.
+
+Entities merge into existing ones by name; relations become relationships backed by the turn;
+attributes are versioned (a new differing value of a single-valued key supersedes the current
+one and yields a correction; multi-valued keys accumulate; a negation ends a matching value);
+actions, instructions and uncertainties are stored apart from facts, each with the turn as
+provenance.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from turngraph import categories, graph
+from turngraph.errors import ValidationError
+from turngraph.extract.base import (
+    ENTITY_TYPES,
+    MULTI_VALUED,
+    SINGLE_OBJECT_RELATIONS,
+    RawAttribute,
+    RawEntity,
+    RawExtraction,
+    RawRelation,
+)
+from turngraph.ids import entity_ref, new_id
+from turngraph.models import (
+    Correction,
+    ExtractedAction,
+    ExtractedAttribute,
+    ExtractedEntity,
+    ExtractedRelation,
+    Extraction,
+    Instruction,
+    Uncertainty,
+)
+from turngraph.store.base import AttributeRow, EntityRow, FactRow, WriteTx
+from turngraph.validate import EntityDraft, RelationshipDraft, name_key, normalize_name
+
+MAX_VALUE_CHARS = 500
+_KEY_RE = re.compile(r"[^a-z0-9]+")
+
+
+@dataclass(frozen=True, slots=True)
+class TurnWrite:
+    """Where an extraction lands: the turn's observation, time and write sequence."""
+
+    observation_id: int
+    turn_id: str
+    observed_at: datetime
+    seq: int
+    now: datetime
+    category: str | None  # the caller's override for everything this turn files
+
+
+def attribute_key(key: str) -> str:
+    return _KEY_RE.sub("_", unicodedata.normalize("NFKC", key).lower()).strip("_")
+
+
+def _same(a: str, b: str) -> bool:
+    return a.strip().casefold() == b.strip().casefold()
+
+
+def apply_extraction(tx: WriteTx, raw: RawExtraction, at: TurnWrite) -> Extraction:
+    """Write what ``raw`` says into the memory and return the turn's structured diff."""
+    touched = graph.Touched()
+    entities = _apply_entities(tx, raw, at, touched)
+    relations = _apply_relations(tx, raw.relations, entities, at, touched)
+    graph.link_endpoints(tx, at.observation_id, seq=at.seq)
+    graph.refold_entities(tx, touched.entity_ids, now=at.now)
+    graph.refold_relationships(tx, touched.relationship_ids, now=at.now)
+    tx.recompute_degrees(touched.entity_ids)
+    current = tx.get_entities(touched.entity_ids)
+    refs = {key: entity_ref(current[row.id].type, key) for key, row in entities.items()}
+    attributes, corrections = _apply_attributes(tx, raw.attributes, entities, refs, at)
+    extraction = Extraction(
+        turn_id=at.turn_id,
+        entities=[
+            ExtractedEntity(
+                id=refs[key],
+                name=current[row.id].name,
+                entity_type=current[row.id].type,
+                memory_category=categories.check(current[row.id].memory_category) or "knowledge",
+                is_new=row.id in touched.new_entity_ids,
+            )
+            for key, row in entities.items()
+        ],
+        attributes=attributes,
+        relations=[
+            ExtractedRelation(
+                subject=refs[s], label=label, object=refs[o], memory_category=category
+            )
+            for s, label, o, category in relations
+        ],
+        corrections=corrections,
+    )
+    return _apply_turn_facts(tx, raw, extraction, at)
+
+
+def _apply_entities(
+    tx: WriteTx, raw: RawExtraction, at: TurnWrite, touched: graph.Touched
+) -> dict[str, EntityRow]:
+    named: dict[str, RawEntity] = {}
+    for entity in raw.entities:
+        _add_name(named, entity.name, entity.type)
+    for attr in raw.attributes:
+        _add_name(named, attr.entity, "other")
+    for rel in raw.relations:
+        _add_name(named, rel.subject, "other")
+        _add_name(named, rel.object, "other")
+    existing = tx.find_entities(named)
+    drafts = []
+    for key, entity in named.items():
+        etype = entity.type if entity.type in ENTITY_TYPES else "other"
+        is_new = key not in existing
+        drafts.append(
+            EntityDraft(
+                name=entity.name,
+                key=key,
+                type=etype if is_new else None,
+                description=(raw.descriptions.get(entity.name) or _describe(entity, raw))
+                if is_new
+                else None,
+                retrieval_queries=(),
+                memory_category=at.category or categories.for_entity_type(etype),
+            )
+        )
+    graph.apply_entities(
+        tx, at.observation_id, drafts, existing, seq=at.seq, now=at.now, touched=touched
+    )
+    return {key: existing[key] for key in named}
+
+
+def _add_name(named: dict[str, RawEntity], name: str, etype: str) -> None:
+    try:
+        display, key = normalize_name(name, field="name", limit=200)
+    except ValidationError:
+        return  # an extractor's odd span is not worth failing the turn for
+    known = named.get(key)
+    if known is None or (known.type == "other" and etype != "other"):
+        named[key] = RawEntity(known.name if known else display, etype)
+
+
+def _describe(entity: RawEntity, raw: RawExtraction) -> str:
+    """A first description for an entity a turn introduced, from what the turn said of it."""
+    facts: list[str] = []
+    for rel in raw.relations:
+        if _same(rel.subject, entity.name):
+            facts.append(f"{rel.label.replace('_', ' ')} {rel.object}")
+        elif _same(rel.object, entity.name):
+            facts.append(f"{rel.subject} {rel.label.replace('_', ' ')} them")
+    for attr in raw.attributes:
+        if _same(attr.entity, entity.name) and not attr.negated:
+            facts.append(f"{attr.key.replace('_', ' ')}: {attr.value}")
+    kind = entity.type if entity.type in ENTITY_TYPES else "other"
+    head = f"{entity.name} ({kind})"
+    return f"{head}: {'; '.join(facts[:4])}" if facts else f"{head}, mentioned in conversation"
+
+
+def _apply_relations(
+    tx: WriteTx,
+    relations: Sequence[RawRelation],
+    entities: dict[str, EntityRow],
+    at: TurnWrite,
+    touched: graph.Touched,
+) -> list[tuple[str, str, str, Any]]:
+    drafts: list[RelationshipDraft] = []
+    out: list[tuple[str, str, str, Any]] = []
+    for rel in relations:
+        s, o = name_key(rel.subject), name_key(rel.object)
+        if s not in entities or o not in entities or entities[s].id == entities[o].id:
+            continue
+        label = attribute_key(rel.label) or "related_to"
+        category = at.category or rel.category or categories.for_relation(label)
+        drafts.append(
+            RelationshipDraft(entities[s].name, s, label, entities[o].name, o, None, None, category)
+        )
+        out.append((s, label, o, category))
+    graph.apply_relationships(
+        tx,
+        at.observation_id,
+        drafts,
+        entities,
+        seq=at.seq,
+        now=at.now,
+        touched=touched,
+        valid_from=at.observed_at,
+    )
+    for draft in drafts:
+        source, target = entities[draft.source_key], entities[draft.target_key]
+        rel_id = tx.find_relationship(source.id, draft.type, target.id)
+        assert rel_id is not None
+        # Re-asserting an ended relation makes it current again.
+        tx.set_relationship_validity(
+            rel_id, memory_category=None, valid_from=None, valid_until=None
+        )
+        if draft.type in SINGLE_OBJECT_RELATIONS:
+            rels, _ = tx.entity_relationships(source.id, limit=1000)
+            for other in rels:
+                if (
+                    other.source_id == source.id
+                    and other.type == draft.type
+                    and other.target_id != target.id
+                    and other.valid_until is None
+                ):
+                    tx.set_relationship_validity(
+                        other.id,
+                        memory_category=None,
+                        valid_from=None,
+                        valid_until=at.observed_at,
+                    )
+    return out
+
+
+def _apply_attributes(
+    tx: WriteTx,
+    attributes: Sequence[RawAttribute],
+    entities: dict[str, EntityRow],
+    refs: dict[str, str],
+    at: TurnWrite,
+) -> tuple[list[ExtractedAttribute], list[Correction]]:
+    out: list[ExtractedAttribute] = []
+    corrections: list[Correction] = []
+    for attr in attributes:
+        ekey = name_key(attr.entity)
+        entity = entities.get(ekey)
+        key = attribute_key(attr.key)
+        value = " ".join(attr.value.split())[:MAX_VALUE_CHARS]
+        if entity is None or not key or not value:
+            continue
+        category = at.category or attr.category or categories.for_attribute(key)
+        current = tx.current_attributes(entity.id, key)
+        if attr.negated:
+            ended = [row for row in current if _same(row.value, value)]
+            for row in ended:
+                tx.set_attribute_links(
+                    row.id,
+                    valid_until=at.observed_at,
+                    supersedes=row.supersedes,
+                    superseded_by=None,
+                )
+            if ended or key != "likes":
+                continue
+            key, category = "dislikes", at.category or categories.for_attribute("dislikes")
+            current = tx.current_attributes(entity.id, key)
+        same = next((row for row in current if _same(row.value, value)), None)
+        if same is not None:  # the same value again: no new version
+            out.append(
+                ExtractedAttribute(
+                    id=same.id,
+                    entity_id=refs[ekey],
+                    key=key,
+                    value=same.value,
+                    memory_category=category,
+                )
+            )
+            continue
+        row = AttributeRow(
+            id=new_id("attribute"),
+            entity_id=entity.id,
+            key=key,
+            value=value,
+            memory_category=category,
+            observation_id=at.observation_id,
+            valid_from=at.observed_at,
+            valid_until=None,
+            supersedes=None,
+            superseded_by=None,
+            created_at=at.now,
+        )
+        tx.insert_attribute(row)
+        out.append(
+            ExtractedAttribute(
+                id=row.id, entity_id=refs[ekey], key=key, value=value, memory_category=category
+            )
+        )
+        if key in MULTI_VALUED:
+            continue
+        chain = repair_chain(tx, entity.id, key)
+        if (
+            chain
+            and chain[-1].id == row.id
+            and len(chain) > 1
+            and not _same(chain[-2].value, value)
+        ):
+            corrections.append(
+                Correction(
+                    entity_id=refs[ekey], key=key, old_value=chain[-2].value, new_value=value
+                )
+            )
+    return out, corrections
+
+
+def repair_chain(tx: WriteTx, entity_id: int, key: str) -> list[AttributeRow]:
+    """Relink a single-valued attribute's versions in time order; the last one is current.
+
+    Run after any insert or delete in the chain, so out-of-order writes and deleted turns
+    leave a consistent history. Multi-valued keys have no chain and are left as they are.
+    """
+    if key in MULTI_VALUED:
+        return []
+    rows = tx.attribute_history(entity_id, key)  # oldest first
+    for i, row in enumerate(rows):
+        prev = rows[i - 1].id if i > 0 else None
+        nxt = rows[i + 1] if i + 1 < len(rows) else None
+        links = (nxt.valid_from if nxt else None, prev, nxt.id if nxt else None)
+        if links != (row.valid_until, row.supersedes, row.superseded_by):
+            tx.set_attribute_links(
+                row.id, valid_until=links[0], supersedes=links[1], superseded_by=links[2]
+            )
+    return rows
+
+
+def _apply_turn_facts(
+    tx: WriteTx, raw: RawExtraction, extraction: Extraction, at: TurnWrite
+) -> Extraction:
+    actions: list[ExtractedAction] = []
+    for action in raw.actions:
+        category = categories.check(at.category) or "context"
+        model = ExtractedAction(
+            actor=action.actor,
+            verb=action.verb,
+            object=action.object,
+            summary=action.summary,
+            occurred_at=action.occurred_at,
+            memory_category=category,
+        )
+        _insert_fact(
+            tx,
+            "action",
+            model.model_dump(mode="json"),
+            model.summary,
+            action.occurred_at or at.observed_at,
+            category,
+            at,
+        )
+        actions.append(model)
+    instructions: list[Instruction] = []
+    for instruction in raw.instructions:
+        dedup = " ".join(instruction.description.casefold().split())
+        found = tx.find_active_fact("instruction", dedup)
+        if found is not None:
+            instructions.append(Instruction.model_validate(json.loads(found.data)))
+            continue
+        model_i = Instruction(
+            id=new_id("instruction"), label=instruction.label, description=instruction.description
+        )
+        _insert_fact(
+            tx,
+            "instruction",
+            model_i.model_dump(mode="json"),
+            dedup,
+            at.observed_at,
+            categories.check(at.category) or "context",
+            at,
+            fact_id=model_i.id,
+        )
+        instructions.append(model_i)
+    uncertainties = [Uncertainty(about=u.about, reason=u.reason) for u in raw.uncertainties]
+    for u in uncertainties:
+        _insert_fact(
+            tx,
+            "uncertainty",
+            u.model_dump(mode="json"),
+            u.reason,
+            at.observed_at,
+            categories.check(at.category) or "context",
+            at,
+        )
+    return extraction.model_copy(
+        update={"actions": actions, "instructions": instructions, "uncertainties": uncertainties}
+    )
+
+
+def _insert_fact(
+    tx: WriteTx,
+    kind: str,
+    data: dict[str, Any],
+    dedup: str,
+    happened_at: datetime,
+    category: str,
+    at: TurnWrite,
+    *,
+    fact_id: str | None = None,
+) -> None:
+    tx.insert_fact(
+        FactRow(
+            id=fact_id or new_id(kind),
+            kind=kind,
+            observation_id=at.observation_id,
+            memory_category=category,
+            data=json.dumps(data),
+            dedup=dedup[:500],
+            happened_at=happened_at,
+            active=True,
+        )
+    )

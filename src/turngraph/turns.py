@@ -1,0 +1,696 @@
+"""Turns and sessions: remember() records a message and runs it through extraction.
+
+Order of a remember: validate > resolve the speaker > extract (outside the write lock, so a
+slow extractor never holds the memory) > one write transaction: idempotency check, session,
+the turn's observation, the extraction applied (reconcile) > commit. ``preview`` runs all of
+it and rolls the transaction back.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, cast
+
+from pydantic import BaseModel
+
+from turngraph import categories
+from turngraph.config import Limits
+from turngraph.errors import ExtractionError, NotFoundError, ValidationError
+from turngraph.extract.base import (
+    Extractor,
+    RawAttribute,
+    RawEntity,
+    RawExtraction,
+    RawRelation,
+    TurnContext,
+)
+from turngraph.ids import new_id
+from turngraph.models import (
+    BatchResult,
+    DeleteResult,
+    Extraction,
+    RememberResult,
+    Role,
+    Session,
+    Turn,
+    TurnPage,
+)
+from turngraph.reconcile import TurnWrite, apply_extraction
+from turngraph.store.base import ObservationRow, ReadTx, SessionRow, Store, TurnRow, WriteTx
+from turngraph.validate import (
+    check_content,
+    check_text,
+    fingerprint,
+    optional_text,
+    parse_datetime,
+    required_text,
+)
+
+ROLES: tuple[Role, ...] = ("user", "assistant", "system", "tool")
+INFER_MODES = ("full", "triples", "preview", "none")
+EXTRACT_MODES = ("per_message", "whole_conversation")
+TURN_CATEGORY = "turn"
+MAX_TURN_PAGE = 500
+MAX_BATCH = 500
+
+
+class _Rollback(Exception):
+    """Raised inside a preview's transaction to discard it after computing the result."""
+
+
+class _Replayed(Exception):
+    """An identical request under the same key committed first: return its stored result."""
+
+    def __init__(self, stored: str) -> None:
+        super().__init__("replayed")
+        self.stored = stored
+
+
+def _role(value: object, field: str = "role") -> Role:
+    for role in ROLES:
+        if value == role:
+            return role
+    raise ValidationError(f"{field} must be one of {', '.join(ROLES)}, not {value!r}", field=field)
+
+
+def _labels(labels: object) -> list[str]:
+    if labels is None:
+        return []
+    if isinstance(labels, str) or not isinstance(labels, Sequence):
+        raise ValidationError("labels must be a list of strings", field="labels")
+    out: list[str] = []
+    for i, label in enumerate(labels):
+        text = required_text(label, field=f"labels[{i}]", limit=200)
+        if text not in out:
+            out.append(text)
+    if len(out) > 32:
+        raise ValidationError("at most 32 labels per turn", field="labels")
+    return out
+
+
+def _session_row(tx: Any, session_id: str) -> SessionRow:
+    row: SessionRow | None = tx.get_session(session_id)
+    if row is None:
+        raise NotFoundError(f"no session {session_id!r}", session_id=session_id)
+    return row
+
+
+def to_session(row: SessionRow) -> Session:
+    return Session(
+        id=row.id,
+        created_at=row.created_at,
+        metadata=json.loads(row.metadata),
+        turn_count=row.turn_count,
+    )
+
+
+def to_turn(row: TurnRow) -> Turn:
+    return Turn(
+        id=row.id,
+        session_id=row.session_id,
+        seq=row.seq,
+        role=_role(row.role),
+        speaker=row.speaker,
+        content=row.content,
+        observed_at=row.observed_at,
+        created_at=row.created_at,
+        slug=row.slug,
+        extracted=row.extracted,
+        labels=list(row.labels),
+    )
+
+
+def triples_extraction(triples: object) -> RawExtraction:
+    """Caller-supplied facts: ``{entity: {type, name}, key, value? | target?, memory_category?}``."""
+    if not isinstance(triples, Sequence) or isinstance(triples, (str, bytes)) or not triples:
+        raise ValidationError("triples must be a non-empty list", field="triples")
+    entities: list[RawEntity] = []
+    attributes: list[RawAttribute] = []
+    relations: list[RawRelation] = []
+    for i, triple in enumerate(triples):
+        f = f"triples[{i}]"
+        if not isinstance(triple, Mapping):
+            raise ValidationError(f"{f} must be an object", field=f)
+        subject = _triple_entity(triple.get("entity"), f"{f}.entity")
+        key = required_text(triple.get("key"), field=f"{f}.key", limit=100)
+        category = triple.get("memory_category")
+        if category is not None and categories.check(category) is None:
+            raise ValidationError(
+                f"{f}.memory_category must be identity, knowledge or context",
+                field=f"{f}.memory_category",
+            )
+        entities.append(subject)
+        if triple.get("value") is not None:
+            value = (
+                check_text(triple["value"], field=f"{f}.value")
+                if isinstance(triple["value"], str)
+                else json.dumps(triple["value"])
+            )
+            attributes.append(RawAttribute(subject.name, key, value, category=category))
+        elif triple.get("target") is not None:
+            target = _triple_entity(triple["target"], f"{f}.target")
+            entities.append(target)
+            relations.append(RawRelation(subject.name, key, target.name, category=category))
+        else:
+            raise ValidationError(
+                f"{f} needs a value (an attribute) or a target (a relation)", field=f
+            )
+    return RawExtraction(
+        entities=tuple(entities), attributes=tuple(attributes), relations=tuple(relations)
+    )
+
+
+def _triple_entity(value: object, field: str) -> RawEntity:
+    if not isinstance(value, Mapping):
+        raise ValidationError(f"{field} must be an object with type and name", field=field)
+    name = required_text(value.get("name"), field=f"{field}.name", limit=200)
+    etype = required_text(value.get("type", "other"), field=f"{field}.type", limit=64).lower()
+    return RawEntity(name, etype)
+
+
+def _merge(turn_id: str, extractions: Sequence[Extraction]) -> Extraction:
+    merged = Extraction(turn_id=turn_id)
+    updates: dict[str, list[Any]] = {}
+    for field in (
+        "entities",
+        "attributes",
+        "relations",
+        "actions",
+        "instructions",
+        "uncertainties",
+        "corrections",
+    ):
+        items: list[Any] = []
+        for e in extractions:
+            for item in getattr(e, field):
+                if item not in items:
+                    items.append(item)
+        updates[field] = items
+    return merged.model_copy(update=updates)
+
+
+class TurnOps:
+    """The turn and session operations of a :class:`~turngraph.Memory`."""
+
+    name: str
+    _store: Store
+    _id: int
+    _limits: Limits
+    extractor: Extractor
+
+    # -- sessions ----------------------------------------------------------------------------
+
+    def create_session(self, metadata: Any = None) -> Session:
+        """A new, empty session. ``metadata`` is any JSON value; ``{"user": NAME}`` names
+        the person the first person refers to in user turns."""
+        blob = self._metadata(metadata)
+        now = datetime.now(UTC)
+        with self._store.write(self._id) as tx:
+            session_id = new_id("session")
+            tx.insert_session(session_id, metadata=blob, now=now)
+            return to_session(_session_row(tx, session_id))
+
+    def get_session(self, session_id: str) -> Session:
+        session_id = required_text(session_id, field="session_id", limit=200)
+        with self._store.read(self._id) as tx:
+            return to_session(_session_row(tx, session_id))
+
+    def delete_session(self, session_id: str) -> int:
+        """Delete a session and its turns, pruning what only they backed; returns the count."""
+        session_id = required_text(session_id, field="session_id", limit=200)
+        now = datetime.now(UTC)
+        with self._store.write(self._id) as tx:
+            _session_row(tx, session_id)
+            observation_ids = tx.session_observation_ids(session_id)
+            for row in tx.get_observations(observation_ids):
+                self._delete_in_tx(tx, row, now)
+            tx.delete_session(session_id)
+        return len(observation_ids)
+
+    def list_turns(
+        self, session_id: str, *, limit: int = 100, cursor: str | None = None, offset: int = 0
+    ) -> TurnPage:
+        """A session's turns, oldest first. ``limit`` defaults to 100 and is clamped to 500;
+        page with the opaque ``next_cursor`` or with ``offset``."""
+        session_id = required_text(session_id, field="session_id", limit=200)
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ValidationError("limit must be a positive integer", field="limit")
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise ValidationError("offset must be a non-negative integer", field="offset")
+        limit = min(limit, MAX_TURN_PAGE)
+        after = 0 if cursor is None else _decode_cursor(cursor)
+        with self._store.read(self._id) as tx:
+            _session_row(tx, session_id)
+            rows = tx.list_turns(session_id, after_seq=after, offset=offset, limit=limit + 1)
+        more = len(rows) > limit
+        rows = rows[:limit]
+        return TurnPage(
+            turns=[to_turn(r) for r in rows],
+            next_cursor=_encode_cursor(rows[-1].seq) if more and rows else None,
+            has_more=more,
+        )
+
+    # -- remembering -------------------------------------------------------------------------
+
+    def remember(
+        self,
+        text: str | None = None,
+        *,
+        session_id: str | None = None,
+        role: str = "user",
+        speaker: str | None = None,
+        infer: str = "full",
+        observed_at: datetime | str | None = None,
+        memory_category: str | None = None,
+        labels: Sequence[str] = (),
+        triples: Sequence[Mapping[str, Any]] | None = None,
+        idempotency_key: str | None = None,
+    ) -> RememberResult:
+        """Record one message as a turn and return what it taught the memory.
+
+        ``infer``: ``full`` extracts from the text; ``triples`` takes caller-supplied facts and
+        reads no text; ``preview`` extracts and reconciles but persists nothing; ``none``
+        stores the turn only. Without ``session_id`` a session is created. The first person
+        is ``speaker``, else the session's user, else an entity named ``user``. Raises
+        NotFoundError for an unknown session, ValidationError for bad input, and
+        ExtractionError when the extractor fails (the turn is then stored, marked
+        ``failed``).
+        """
+        message = self._message(
+            text,
+            role=role,
+            speaker=speaker,
+            observed_at=observed_at,
+            field="text",
+            required=infer != "triples",
+        )
+        mode = self._infer(infer)
+        category = self._category(memory_category)
+        tags = _labels(labels)
+        raw_triples = triples_extraction(triples) if mode == "triples" else None
+        if raw_triples is not None and message["content"] is None:
+            message["content"] = "; ".join(
+                f"{a.entity} {a.key} {a.value}" for a in raw_triples.attributes
+            ) or "; ".join(f"{r.subject} {r.label} {r.object}" for r in raw_triples.relations)
+        key = self._turn_key(idempotency_key)
+        fp = fingerprint(
+            "remember",
+            {
+                "message": message,
+                "mode": mode,
+                "category": category,
+                "labels": tags,
+                "session": session_id,
+                "triples": raw_triples,
+            },
+        )
+        stored = self._stored(key, "remember", fp)
+        if stored is None:
+            speaker_name = self._speaker(session_id, message)
+            raw, failure = self._extract(mode, message, speaker_name, raw_triples)
+            try:
+                result = self._write_turns(
+                    session_id,
+                    [(message, raw, failure)],
+                    mode=mode,
+                    category=category,
+                    labels=tags,
+                    key=key,
+                    fp=fp,
+                    operation="remember",
+                )
+            except _Replayed as replay:
+                stored = replay.stored
+        if stored is not None:
+            return RememberResult.model_validate_json(stored).model_copy(update={"replayed": True})
+        if failure is not None:
+            raise ExtractionError(
+                f"{failure}; the turn was stored as {result[1][0]} without extracted facts",
+                turn_id=result[1][0],
+                session_id=result[0],
+            )
+        session, turn_ids, extractions = result
+        return RememberResult(
+            mode=mode,
+            session_id=session,
+            turn_id=turn_ids[0],
+            preview=mode == "preview",
+            extraction=extractions[0],
+        )
+
+    def remember_many(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        session_id: str | None = None,
+        extract: str = "per_message",
+        infer: str = "full",
+        labels: Sequence[str] = (),
+        idempotency_key: str | None = None,
+    ) -> BatchResult:
+        """Record several messages, in order, as turns of one session, atomically.
+
+        Each message is ``{role, content, ts?, speaker?}``. ``extract="per_message"``
+        returns one extraction per turn; ``"whole_conversation"`` returns one for the batch
+        (each fact still cites the turn that said it).
+        """
+        if extract not in EXTRACT_MODES:
+            raise ValidationError(
+                f"extract must be one of {', '.join(EXTRACT_MODES)}", field="extract"
+            )
+        mode = self._infer(infer)
+        if mode == "triples":
+            raise ValidationError(
+                "remember_many does not take triples; use remember", field="infer"
+            )
+        if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
+            raise ValidationError("messages must be a list", field="messages")
+        if not messages or len(messages) > MAX_BATCH:
+            raise ValidationError(f"messages must hold 1 to {MAX_BATCH} items", field="messages")
+        parsed = []
+        for i, m in enumerate(messages):
+            if not isinstance(m, Mapping):
+                raise ValidationError(f"messages[{i}] must be an object", field=f"messages[{i}]")
+            parsed.append(
+                self._message(
+                    m.get("content"),
+                    role=m.get("role", "user"),
+                    speaker=m.get("speaker"),
+                    observed_at=m.get("ts") or m.get("observed_at"),
+                    field=f"messages[{i}].content",
+                    required=True,
+                )
+            )
+        tags = _labels(labels)
+        key = self._turn_key(idempotency_key)
+        fp = fingerprint(
+            "remember_many",
+            {
+                "messages": parsed,
+                "mode": mode,
+                "extract": extract,
+                "labels": tags,
+                "session": session_id,
+            },
+        )
+        stored = self._stored(key, "remember_many", fp)
+        if stored is None:
+            prepared = []
+            for message in parsed:
+                speaker = self._speaker(session_id, message)
+                raw, failure = self._extract(mode, message, speaker, None)
+                prepared.append((message, raw, failure))
+            try:
+                session, turn_ids, extractions = self._write_turns(
+                    session_id,
+                    prepared,
+                    mode=mode,
+                    category=None,
+                    labels=tags,
+                    key=key,
+                    fp=fp,
+                    operation="remember_many",
+                    batch=extract,
+                )
+            except _Replayed as replay:
+                stored = replay.stored
+        if stored is not None:
+            return BatchResult.model_validate_json(stored).model_copy(update={"replayed": True})
+        failures = [f for _, _, f in prepared if f]
+        if failures:
+            raise ExtractionError(
+                f"{failures[0]}; the turns were stored without the failed extractions",
+                session_id=session,
+                turn_ids=turn_ids,
+            )
+        if extract == "whole_conversation":
+            extractions = [_merge(turn_ids[-1], extractions)]
+        return BatchResult(session_id=session, turn_ids=turn_ids, extractions=extractions)
+
+    # -- the write ---------------------------------------------------------------------------
+
+    def _write_turns(
+        self,
+        session_id: str | None,
+        prepared: list[tuple[dict[str, Any], RawExtraction | None, str | None]],
+        *,
+        mode: str,
+        category: str | None,
+        labels: list[str],
+        key: str | None,
+        fp: str,
+        operation: str,
+        batch: str | None = None,
+    ) -> tuple[str, list[str], list[Extraction]]:
+        now = datetime.now(UTC)
+        outcome: tuple[str, list[str], list[Extraction]] | None = None
+        try:
+            with self._store.write(self._id) as tx:
+                if key and (stored := self._replay(tx, key, operation, fp)) is not None:
+                    raise _Replayed(stored)
+                if session_id is None:
+                    session_id = new_id("session")
+                    tx.insert_session(session_id, metadata="null", now=now)
+                else:
+                    _session_row(tx, session_id)
+                turn_ids: list[str] = []
+                extractions: list[Extraction] = []
+                for message, raw, failure in prepared:
+                    turn_id, extraction = self._write_turn(
+                        tx,
+                        session_id,
+                        message,
+                        raw,
+                        failure,
+                        mode=mode,
+                        category=category,
+                        labels=labels,
+                        now=now,
+                    )
+                    turn_ids.append(turn_id)
+                    extractions.append(extraction)
+                outcome = (session_id, turn_ids, extractions)
+                if mode == "preview":
+                    raise _Rollback
+                if key:
+                    result: RememberResult | BatchResult
+                    if operation == "remember":
+                        result = RememberResult(
+                            mode=mode,
+                            session_id=session_id,
+                            turn_id=turn_ids[0],
+                            extraction=extractions[0],
+                        )
+                    else:
+                        merged = (
+                            [_merge(turn_ids[-1], extractions)]
+                            if (batch == "whole_conversation")
+                            else extractions
+                        )
+                        result = BatchResult(
+                            session_id=session_id, turn_ids=turn_ids, extractions=merged
+                        )
+                    self._remember_key(tx, key, operation, fp, None, result, now)
+        except _Rollback:
+            pass
+        assert outcome is not None
+        return outcome
+
+    def _write_turn(
+        self,
+        tx: WriteTx,
+        session_id: str,
+        message: dict[str, Any],
+        raw: RawExtraction | None,
+        failure: str | None,
+        *,
+        mode: str,
+        category: str | None,
+        labels: list[str],
+        now: datetime,
+    ) -> tuple[str, Extraction]:
+        seq = tx.next_turn_seq(session_id)
+        turn_id = new_id("turn")
+        observed = message["observed_at"] or now
+        who = message["speaker"] or message["role"]
+        first_line = " ".join(message["content"].split())
+        title = f"{who}: {first_line}"[:200]
+        write_seq = tx.next_seq()
+        obs_id = tx.insert_observation(
+            slug=turn_id.replace(":", "-"),
+            title=title,
+            content=message["content"],
+            category=TURN_CATEGORY,
+            tags=[],
+            observed_at=observed,
+            confidence=None,
+            source=f"{session_id}#{seq}",
+            now=now,
+        )
+        extracted = (
+            "failed"
+            if failure
+            else ("none" if raw is None else ("triples" if mode == "triples" else "full"))
+        )
+        tx.insert_turn(
+            turn_id=turn_id,
+            session_id=session_id,
+            seq=seq,
+            role=message["role"],
+            speaker=message["speaker"],
+            observation_id=obs_id,
+            extracted=extracted,
+            labels=labels,
+            now=now,
+        )
+        if raw is None:
+            return turn_id, Extraction(turn_id=turn_id)
+        at = TurnWrite(
+            observation_id=obs_id,
+            turn_id=turn_id,
+            observed_at=observed,
+            seq=write_seq,
+            now=now,
+            category=category,
+        )
+        return turn_id, apply_extraction(tx, raw, at)
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    if TYPE_CHECKING:  # provided by Memory
+
+        def _replay(self, tx: ReadTx, key: str, operation: str, fp: str) -> str | None: ...
+
+        def _remember_key(
+            self,
+            tx: WriteTx,
+            key: str,
+            operation: str,
+            fp: str,
+            slug: str | None,
+            result: BaseModel,
+            now: datetime,
+        ) -> None: ...
+
+        def _delete_in_tx(
+            self, tx: WriteTx, row: ObservationRow, now: datetime
+        ) -> DeleteResult: ...
+
+    def _stored(self, key: str | None, operation: str, fp: str) -> str | None:
+        """The stored result of an earlier identical request under ``key``, if any."""
+        if key is None:
+            return None
+        with self._store.read(self._id) as tx:
+            return self._replay(tx, key, operation, fp)
+
+    def _message(
+        self,
+        text: object,
+        *,
+        role: object,
+        speaker: object,
+        observed_at: object,
+        field: str,
+        required: bool,
+    ) -> dict[str, Any]:
+        content = None
+        if text is not None or required:
+            if text is None:
+                raise ValidationError(f"{field} is required", field=field)
+            content = check_content(text, limits=self._limits)
+        return {
+            "content": content,
+            "role": _role(role),
+            "speaker": optional_text(speaker, field="speaker", limit=200),
+            "observed_at": None
+            if observed_at is None
+            else parse_datetime(observed_at, field="observed_at"),
+        }
+
+    def _speaker(self, session_id: str | None, message: dict[str, Any]) -> str:
+        if message["speaker"]:
+            return str(message["speaker"])
+        if message["role"] == "user" and session_id is not None:
+            with self._store.read(self._id) as tx:
+                row = tx.get_session(session_id)
+            meta = json.loads(row.metadata) if row else None
+            if isinstance(meta, dict) and isinstance(meta.get("user"), str) and meta["user"]:
+                return str(meta["user"])
+        return "user" if message["role"] in ("user", "system", "tool") else "assistant"
+
+    def _extract(
+        self,
+        mode: str,
+        message: dict[str, Any],
+        speaker: str,
+        triples: RawExtraction | None,
+    ) -> tuple[RawExtraction | None, str | None]:
+        if mode == "none":
+            return None, None
+        if mode == "triples":
+            return triples, None
+        context = TurnContext(
+            speaker=speaker,
+            role=message["role"],
+            observed_at=message["observed_at"] or datetime.now(UTC),
+        )
+        try:
+            return self.extractor.extract(message["content"], context), None
+        except ExtractionError as exc:
+            return None, str(exc)
+
+    def _infer(self, infer: object) -> str:
+        if infer not in INFER_MODES:
+            raise ValidationError(
+                f"infer must be one of {', '.join(INFER_MODES)}, not {infer!r}", field="infer"
+            )
+        return str(infer)
+
+    def _category(self, value: object) -> str | None:
+        if value is None:
+            return None
+        category = categories.check(value)
+        if category is None:
+            raise ValidationError(
+                "memory_category must be identity, knowledge or context", field="memory_category"
+            )
+        return category
+
+    def _metadata(self, metadata: object) -> str:
+        try:
+            blob = json.dumps(metadata)
+        except (TypeError, ValueError) as exc:
+            raise ValidationError(
+                f"metadata must be JSON-serializable: {exc}", field="metadata"
+            ) from None
+        if len(blob) > 64_000:
+            raise ValidationError("metadata is over 64 KB", field="metadata")
+        return blob
+
+    def _turn_key(self, key: object) -> str | None:
+        if key is None:
+            return None
+        return required_text(key, field="idempotency_key", limit=self._limits.idempotency_key_chars)
+
+
+def _encode_cursor(seq: int) -> str:
+    return base64.urlsafe_b64encode(f"seq:{seq}".encode()).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: object) -> int:
+    if not isinstance(cursor, str):
+        raise ValidationError("cursor must be a string from next_cursor", field="cursor")
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        prefix, _, number = text.partition(":")
+        if prefix != "seq" or not number.isdigit():
+            raise ValueError(text)
+        return int(number)
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise ValidationError(
+            f"cursor {cursor!r} is not one this memory issued", field="cursor"
+        ) from None
