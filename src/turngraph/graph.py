@@ -219,6 +219,7 @@ def to_relationship(row: RelationshipRow) -> Relationship:
         target=row.target,
         description=row.description,
         weight=row.weight,
+        valid_until=row.valid_until,
     )
 
 
@@ -356,6 +357,7 @@ def merge_entities(
         else:
             tx.repoint_relationship(rel.id, source_id=source, target_id=target)
             survivors.add(rel.id)
+    tx.move_attributes(duplicate.id, canonical.id)
     tx.delete_entities([duplicate.id])
     refold_entities(tx, [canonical.id], now=now)
     refold_relationships(tx, survivors, now=now)

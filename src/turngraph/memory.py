@@ -26,9 +26,6 @@ from turngraph.extract.base import Extractor
 from turngraph.extract.rules import RuleExtractor
 from turngraph.files import FileOps
 from turngraph.merging import MergeOps
-from turngraph.reconcile import repair_chain
-from turngraph.state import StateOps
-from turngraph.turns import TurnOps
 from turngraph.models import (
     DeleteResult,
     Entity,
@@ -39,6 +36,8 @@ from turngraph.models import (
     Visibility,
     WriteResult,
 )
+from turngraph.reconcile import repair_chain
+from turngraph.state import StateOps
 from turngraph.store.base import (
     IdempotencyRow,
     MemoryRow,
@@ -47,6 +46,7 @@ from turngraph.store.base import (
     Store,
     WriteTx,
 )
+from turngraph.turns import TurnOps
 from turngraph.validate import (
     RelationshipKey,
     content_warnings,

@@ -10,6 +10,7 @@ from turngraph.config import Limits
 from turngraph.consolidate import find_candidates
 from turngraph.errors import ConflictError, NotFoundError, ValidationError
 from turngraph.models import MergeProposal, MergeResult, ProposalStatus
+from turngraph.reconcile import repair_chain
 from turngraph.store.base import ProposalRow, ReadTx, Store, WriteTx
 
 PROPOSAL_STATUSES = ("open", "accepted", "rejected", "obsolete")
@@ -85,6 +86,8 @@ class MergeOps:
             else:
                 stale = None
                 relinked, dropped, merged = graph.merge_entities(tx, canonical, duplicate, now=now)
+                for key in tx.attribute_keys(canonical.id):  # two histories become one
+                    repair_chain(tx, canonical.id, key)
                 tx.set_proposal_status(proposal_id, "accepted", now=now)
                 self._retire_settled_proposals(tx, now)
                 entity = graph.to_entity(

@@ -62,7 +62,7 @@ class StateOps:
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise ValidationError("limit must be a positive integer", field="limit")
         limit = min(limit, MAX_STATE_LIMIT)
-        cut = {k: False for k in StateTruncation.model_fields}
+        cut = dict.fromkeys(StateTruncation.model_fields, False)
         groups: dict[str, CategoryState] = {}
         with self._store.read(self._id) as tx:
             for category in categories.CATEGORIES:

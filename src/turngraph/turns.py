@@ -13,7 +13,7 @@ import binascii
 import json
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -604,7 +604,7 @@ class TurnOps:
             content = check_content(text, limits=self._limits)
         return {
             "content": content,
-            "role": _role(role),
+            "role": _role(role, field.rsplit(".", 1)[0] + ".role" if "." in field else "role"),
             "speaker": optional_text(speaker, field="speaker", limit=200),
             "observed_at": None
             if observed_at is None

@@ -491,6 +491,11 @@ class SQLiteReadTx:
             )
         ]
 
+    def attribute_keys(self, entity_id: int) -> list[str]:
+        return self._col(
+            "SELECT DISTINCT key FROM attributes WHERE entity_id=? ORDER BY key", (entity_id,)
+        )
+
     def state_entities(
         self, *, category: str, as_of: datetime | None, limit: int
     ) -> list[EntityRow]:

@@ -1,0 +1,203 @@
+"""Sessions and turns: storing, listing, paging, modes, idempotency and deletion."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+import turngraph
+
+from .helpers import check_graph_invariants
+
+
+def test_remember_without_a_session_creates_one_and_stores_the_exact_turn(
+    mem: turngraph.Memory,
+) -> None:
+    text = "  I work at Acme as Head of Platform.\n(exactly as typed)  "
+    r = mem.remember(text, speaker="Alice", observed_at="2024-05-20T09:30:00+02:00")
+    assert r.mode == "full"
+    assert r.session_id.startswith("session:")
+    assert r.turn_id.startswith("turn:")
+    assert not r.preview
+    assert r.extraction.turn_id == r.turn_id
+    session = mem.get_session(r.session_id)
+    assert session.turn_count == 1
+    (turn,) = mem.list_turns(r.session_id).turns
+    assert (turn.id, turn.seq, turn.role, turn.speaker, turn.content) == (
+        r.turn_id, 1, "user", "Alice", text
+    )
+    assert turn.observed_at == datetime(2024, 5, 20, 7, 30, tzinfo=UTC)
+    # The turn is an observation (category "turn") and the provenance of what it taught.
+    obs = mem.get_observation(turn.slug)
+    assert obs.category == "turn"
+    assert obs.content == text
+    assert set(obs.entities) == {"Alice", "Acme"}
+
+
+def test_an_unknown_session_is_not_found_and_roles_are_checked(mem: turngraph.Memory) -> None:
+    with pytest.raises(turngraph.NotFoundError, match="no session"):
+        mem.remember("hello", session_id="session:nope")
+    with pytest.raises(turngraph.ValidationError, match="role must be one of"):
+        mem.remember("hello", role="moderator")
+    with pytest.raises(turngraph.ValidationError, match="infer must be one of"):
+        mem.remember("hello", infer="everything")
+    with pytest.raises(turngraph.ValidationError, match="text is required"):
+        mem.remember(None)
+    assert mem.info().observations == 0
+
+
+def test_turns_list_oldest_first_with_cursor_and_offset_paging(mem: turngraph.Memory) -> None:
+    session = mem.create_session(metadata={"user": "Alice", "channel": "test"})
+    assert session.metadata == {"user": "Alice", "channel": "test"}
+    roles = ["user", "assistant", "system", "tool"]
+    for i in range(7):
+        mem.remember(f"message {i}", session_id=session.id, role=roles[i % 4], infer="none")
+    page = mem.list_turns(session.id, limit=3)
+    assert [t.content for t in page.turns] == ["message 0", "message 1", "message 2"]
+    assert [t.seq for t in page.turns] == [1, 2, 3]
+    assert page.has_more
+    assert page.next_cursor is not None
+    page2 = mem.list_turns(session.id, limit=3, cursor=page.next_cursor)
+    assert [t.seq for t in page2.turns] == [4, 5, 6]
+    page3 = mem.list_turns(session.id, limit=3, cursor=page2.next_cursor)
+    assert [t.seq for t in page3.turns] == [7]
+    assert not page3.has_more
+    assert page3.next_cursor is None
+    by_offset = mem.list_turns(session.id, limit=2, offset=5)
+    assert [t.seq for t in by_offset.turns] == [6, 7]
+    assert [t.role for t in mem.list_turns(session.id).turns][:4] == roles
+    assert len(mem.list_turns(session.id, limit=10_000).turns) == 7  # clamped, not rejected
+    with pytest.raises(turngraph.ValidationError, match="cursor"):
+        mem.list_turns(session.id, cursor="not-a-cursor")
+    with pytest.raises(turngraph.NotFoundError):
+        mem.list_turns("session:missing")
+
+
+def test_the_session_user_is_the_first_person_when_no_speaker_is_given(
+    mem: turngraph.Memory,
+) -> None:
+    session = mem.create_session(metadata={"user": "Dana"})
+    r = mem.remember("I live in Lisbon.", session_id=session.id)
+    assert [(a.entity_id, a.key, a.value) for a in r.extraction.attributes] == [
+        ("entity:person/dana", "location", "Lisbon")
+    ]
+    anonymous = mem.remember("I live in Porto.")
+    assert anonymous.extraction.attributes[0].entity_id == "entity:person/user"
+
+
+def test_preview_extracts_everything_and_persists_nothing(mem: turngraph.Memory) -> None:
+    mem.remember("I work at Acme as Head of Platform.", speaker="Alice")
+    before = mem.info()
+    r = mem.remember("I just got promoted to CTO", speaker="Alice", infer="preview")
+    assert r.preview
+    assert r.mode == "preview"
+    assert [(c.key, c.old_value, c.new_value) for c in r.extraction.corrections] == [
+        ("job_title", "Head of Platform", "CTO")
+    ]
+    assert mem.info() == before
+    history = mem.entity_history("person", "Alice", "job_title")
+    assert [v.value for v in history] == ["Head of Platform"]
+    with pytest.raises(turngraph.NotFoundError):
+        mem.get_session(r.session_id)
+
+
+def test_none_stores_the_turn_only(mem: turngraph.Memory) -> None:
+    r = mem.remember("I work at Acme as Head of Platform.", speaker="Alice", infer="none")
+    assert r.extraction.entities == []
+    (turn,) = mem.list_turns(r.session_id).turns
+    assert turn.extracted == "none"
+    assert mem.list_entities() == []
+
+
+def test_triples_take_caller_facts_and_read_no_text(mem: turngraph.Memory) -> None:
+    r = mem.remember(
+        "Acme and Alice, in the caller's words",
+        speaker="Alice",
+        infer="triples",
+        triples=[
+            {"entity": {"type": "person", "name": "Alice"}, "key": "job_title", "value": "CTO"},
+            {
+                "entity": {"type": "person", "name": "Alice"},
+                "key": "works_at",
+                "target": {"type": "organization", "name": "Acme"},
+                "memory_category": "knowledge",
+            },
+        ],
+    )
+    assert [(a.key, a.value) for a in r.extraction.attributes] == [("job_title", "CTO")]
+    assert [(x.subject, x.label, x.object, x.memory_category) for x in r.extraction.relations] == [
+        ("entity:person/alice", "works_at", "entity:organization/acme", "knowledge")
+    ]
+    # No text analysis: "Acme and Alice" in the text named no other entity.
+    assert {e.name for e in r.extraction.entities} == {"Alice", "Acme"}
+    untexted = mem.remember(
+        infer="triples",
+        triples=[{"entity": {"type": "person", "name": "Bo"}, "key": "age", "value": 7}],
+    )
+    (turn,) = mem.list_turns(untexted.session_id).turns
+    assert turn.content == "Bo age 7"
+    with pytest.raises(turngraph.ValidationError, match="needs a value"):
+        mem.remember(infer="triples", triples=[{"entity": {"name": "X"}, "key": "k"}])
+
+
+def test_replaying_a_remember_returns_the_same_turn_and_duplicates_nothing(
+    mem: turngraph.Memory,
+) -> None:
+    first = mem.remember("I live in Lisbon.", speaker="Alice", idempotency_key="turn-1")
+    again = mem.remember("I live in Lisbon.", speaker="Alice", idempotency_key="turn-1")
+    assert again.replayed
+    assert (again.turn_id, again.session_id) == (first.turn_id, first.session_id)
+    assert again.extraction == first.extraction
+    assert mem.get_session(first.session_id).turn_count == 1
+    assert len(mem.entity_history("person", "Alice", "location")) == 1
+    with pytest.raises(turngraph.IdempotencyConflictError):
+        mem.remember("I live in Porto.", speaker="Alice", idempotency_key="turn-1")
+
+
+def test_deleting_a_session_deletes_its_turns_and_prunes_what_only_they_backed(
+    mem: turngraph.Memory,
+) -> None:
+    keep = mem.remember("My sister Emma lives in Lisbon.", speaker="Alice")
+    drop = mem.remember("I work at Acme as Head of Platform.", speaker="Alice")
+    mem.remember("I just got promoted to CTO", session_id=drop.session_id, speaker="Alice")
+    assert mem.delete_session(drop.session_id) == 2
+    with pytest.raises(turngraph.NotFoundError):
+        mem.get_session(drop.session_id)
+    with pytest.raises(turngraph.NotFoundError):
+        mem.get_entity("Acme")
+    assert mem.entity_history("person", "Alice", "job_title") == []
+    assert {e.name for e in mem.list_entities()} == {"Alice", "Emma", "Lisbon"}
+    (turn,) = mem.list_turns(keep.session_id).turns
+    check_graph_invariants(mem, {turn.slug})
+
+
+def test_remember_many_stores_each_message_in_order_atomically(mem: turngraph.Memory) -> None:
+    batch = mem.remember_many(
+        [
+            {"role": "user", "content": "I work at Acme as Head of Platform.", "speaker": "Alice",
+             "ts": "2024-01-01T10:00:00Z"},
+            {"role": "assistant", "content": "Congratulations on the role!"},
+            {"role": "user", "content": "I just got promoted to CTO", "speaker": "Alice",
+             "ts": "2024-03-01T10:00:00Z"},
+        ]
+    )
+    assert len(batch.turn_ids) == 3
+    assert len(batch.extractions) == 3
+    assert [c.new_value for c in batch.extractions[2].corrections] == ["CTO"]
+    turns = mem.list_turns(batch.session_id).turns
+    assert [t.role for t in turns] == ["user", "assistant", "user"]
+    whole = mem.remember_many(
+        [
+            {"role": "user", "content": "I live in Lisbon.", "speaker": "Bo"},
+            {"role": "user", "content": "I love hiking.", "speaker": "Bo"},
+        ],
+        extract="whole_conversation",
+    )
+    (merged,) = whole.extractions
+    assert merged.turn_id == whole.turn_ids[-1]
+    assert {(a.key, a.value) for a in merged.attributes} == {("location", "Lisbon"), ("likes", "hiking")}
+    before = mem.info()
+    with pytest.raises(turngraph.ValidationError, match=r"messages\[1\]"):
+        mem.remember_many([{"role": "user", "content": "fine"}, {"role": "bot", "content": "x"}])
+    assert mem.info() == before
