@@ -53,6 +53,13 @@ class Settings:
     # SQLite synchronous mode: NORMAL keeps every committed write through a process crash in WAL
     # mode; FULL also survives power loss at the cost of an fsync per commit.
     sqlite_synchronous: str = "NORMAL"
+    # Extraction of turns: "rules" (offline, the default) or "llm" (an OpenAI-compatible
+    # chat-completions endpoint at llm_base_url).
+    extractor: str = "rules"
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key: str | None = field(default=None, repr=False)
+    llm_timeout_seconds: float = 30.0
 
 
 __all__ = ["Limits", "Settings"]

@@ -12,6 +12,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from turngraph.config import Settings
 from turngraph.errors import ImmutableConfigError, NotFoundError, ValidationError
+from turngraph.extract import extractor_from_settings
 from turngraph.extract.base import Extractor
 from turngraph.extract.rules import RuleExtractor
 from turngraph.memory import Memory
@@ -32,7 +33,9 @@ def open(
     :class:`~turngraph.extract.RuleExtractor`). Raises
     :class:`~turngraph.errors.ValidationError` for a URL scheme turngraph does not know.
     """
-    return Database(open_store(url, settings=settings or Settings()), extractor=extractor)
+    settings = settings or Settings()
+    extractor = extractor or extractor_from_settings(settings)
+    return Database(open_store(url, settings=settings), extractor=extractor)
 
 
 def open_store(url: str | Path, *, settings: Settings) -> Store:

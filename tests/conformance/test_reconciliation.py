@@ -10,20 +10,28 @@ import turngraph
 def test_a_promotion_supersedes_the_job_title_and_keeps_the_linked_history(
     mem: turngraph.Memory,
 ) -> None:
-    first = mem.remember("I work at Acme as Head of Platform.", speaker="Alice",
-                         observed_at="2024-01-10T09:00:00Z")
+    first = mem.remember(
+        "I work at Acme as Head of Platform.", speaker="Alice", observed_at="2024-01-10T09:00:00Z"
+    )
     assert {(a.key, a.value) for a in first.extraction.attributes} == {
-        ("job_title", "Head of Platform"), ("employer", "Acme")
+        ("job_title", "Head of Platform"),
+        ("employer", "Acme"),
     }
     assert [(r.subject, r.label, r.object) for r in first.extraction.relations] == [
         ("entity:person/alice", "works_at", "entity:organization/acme")
     ]
-    second = mem.remember("I just got promoted to CTO", session_id=first.session_id,
-                          speaker="Alice", observed_at="2024-06-01T09:00:00Z")
+    second = mem.remember(
+        "I just got promoted to CTO",
+        session_id=first.session_id,
+        speaker="Alice",
+        observed_at="2024-06-01T09:00:00Z",
+    )
     (correction,) = second.extraction.corrections
     assert correction.model_dump() == {
-        "entity_id": "entity:person/alice", "key": "job_title",
-        "old_value": "Head of Platform", "new_value": "CTO",
+        "entity_id": "entity:person/alice",
+        "key": "job_title",
+        "old_value": "Head of Platform",
+        "new_value": "CTO",
     }
     old, new = mem.entity_history("person", "Alice", "job_title")
     assert (old.value, new.value) == ("Head of Platform", "CTO")
@@ -44,8 +52,9 @@ def test_a_promotion_supersedes_the_job_title_and_keeps_the_linked_history(
 
 def test_moving_gives_a_location_a_correction_and_a_dated_action(mem: turngraph.Memory) -> None:
     mem.remember("I live in Lisbon.", speaker="Alice", observed_at="2023-01-01T12:00:00Z")
-    r = mem.remember("Actually I moved to Berlin last month", speaker="Alice",
-                     observed_at="2024-05-20T12:00:00Z")
+    r = mem.remember(
+        "Actually I moved to Berlin last month", speaker="Alice", observed_at="2024-05-20T12:00:00Z"
+    )
     assert [(a.key, a.value) for a in r.extraction.attributes] == [("location", "Berlin")]
     assert [(c.old_value, c.new_value) for c in r.extraction.corrections] == [("Lisbon", "Berlin")]
     (action,) = r.extraction.actions
@@ -55,8 +64,11 @@ def test_moving_gives_a_location_a_correction_and_a_dated_action(mem: turngraph.
     assert action.occurred_at is not None
     assert (action.occurred_at.year, action.occurred_at.month) == (2024, 4)
     # The ended relation is kept, marked with when it ended.
-    relations = {(r.object, r.valid_until is None) for r in mem.state().identity.relations
-                 if r.label == "lives_in"}
+    relations = {
+        (r.object, r.valid_until is None)
+        for r in mem.state().identity.relations
+        if r.label == "lives_in"
+    }
     assert relations == {("entity:place/berlin", True)}
     alice = mem.get_entity("Alice")
     ended = [r for r in alice.relationships if r.target == "Lisbon"]
@@ -102,8 +114,11 @@ def test_a_sister_in_lisbon_gives_a_person_a_sibling_relation_and_lives_in(
 
 
 def test_yesterday_resolves_against_the_turns_own_time(mem: turngraph.Memory) -> None:
-    r = mem.remember("I went to a LGBTQ support group yesterday", speaker="Caroline",
-                     observed_at="2023-05-08T13:56:00Z")
+    r = mem.remember(
+        "I went to a LGBTQ support group yesterday",
+        speaker="Caroline",
+        observed_at="2023-05-08T13:56:00Z",
+    )
     (action,) = r.extraction.actions
     assert action.actor == "Caroline"
     assert action.occurred_at is not None
@@ -167,14 +182,19 @@ def test_history_of_an_unknown_entity_or_wrong_type_is_not_found(mem: turngraph.
 
 
 def test_merging_two_entities_merges_their_attribute_histories(mem: turngraph.Memory) -> None:
-    mem.remember("I work at Acme as Head of Platform.", speaker="Bob Smith",
-                 observed_at="2024-01-01T00:00:00Z")
-    mem.remember("I just got promoted to CTO", speaker="Robert Smith",
-                 observed_at="2024-02-01T00:00:00Z")
+    mem.remember(
+        "I work at Acme as Head of Platform.",
+        speaker="Bob Smith",
+        observed_at="2024-01-01T00:00:00Z",
+    )
+    mem.remember(
+        "I just got promoted to CTO", speaker="Robert Smith", observed_at="2024-02-01T00:00:00Z"
+    )
     (proposal,) = [p for p in mem.consolidate() if "Smith" in p.canonical]
     mem.accept_proposal(proposal.id)
     history = mem.entity_history("person", "Bob Smith", "job_title")
     assert [(v.value, v.valid_until is None) for v in history] == [
-        ("Head of Platform", False), ("CTO", True)
+        ("Head of Platform", False),
+        ("CTO", True),
     ]
     assert history[0].superseded_by == history[1].id

@@ -25,7 +25,11 @@ def test_remember_without_a_session_creates_one_and_stores_the_exact_turn(
     assert session.turn_count == 1
     (turn,) = mem.list_turns(r.session_id).turns
     assert (turn.id, turn.seq, turn.role, turn.speaker, turn.content) == (
-        r.turn_id, 1, "user", "Alice", text
+        r.turn_id,
+        1,
+        "user",
+        "Alice",
+        text,
     )
     assert turn.observed_at == datetime(2024, 5, 20, 7, 30, tzinfo=UTC)
     # The turn is an observation (category "turn") and the provenance of what it taught.
@@ -175,11 +179,19 @@ def test_deleting_a_session_deletes_its_turns_and_prunes_what_only_they_backed(
 def test_remember_many_stores_each_message_in_order_atomically(mem: turngraph.Memory) -> None:
     batch = mem.remember_many(
         [
-            {"role": "user", "content": "I work at Acme as Head of Platform.", "speaker": "Alice",
-             "ts": "2024-01-01T10:00:00Z"},
+            {
+                "role": "user",
+                "content": "I work at Acme as Head of Platform.",
+                "speaker": "Alice",
+                "ts": "2024-01-01T10:00:00Z",
+            },
             {"role": "assistant", "content": "Congratulations on the role!"},
-            {"role": "user", "content": "I just got promoted to CTO", "speaker": "Alice",
-             "ts": "2024-03-01T10:00:00Z"},
+            {
+                "role": "user",
+                "content": "I just got promoted to CTO",
+                "speaker": "Alice",
+                "ts": "2024-03-01T10:00:00Z",
+            },
         ]
     )
     assert len(batch.turn_ids) == 3
@@ -196,7 +208,10 @@ def test_remember_many_stores_each_message_in_order_atomically(mem: turngraph.Me
     )
     (merged,) = whole.extractions
     assert merged.turn_id == whole.turn_ids[-1]
-    assert {(a.key, a.value) for a in merged.attributes} == {("location", "Lisbon"), ("likes", "hiking")}
+    assert {(a.key, a.value) for a in merged.attributes} == {
+        ("location", "Lisbon"),
+        ("likes", "hiking"),
+    }
     before = mem.info()
     with pytest.raises(turngraph.ValidationError, match=r"messages\[1\]"):
         mem.remember_many([{"role": "user", "content": "fine"}, {"role": "bot", "content": "x"}])
