@@ -151,3 +151,8 @@ arabic, chinese, dutch, english, french, german, greek, hebrew, hindi, italian, 
 korean, mandarin, polish, portuguese, russian, spanish, swedish, turkish, ukrainian,
 vietnamese, american, british, canadian, mexican, indian, irish, australian
 """)
+
+# Verbs that open an instruction by themselves ("Reply in French", "Use metric units").
+DIRECT_AGENT_VERBS = _words("""
+answer, cite, format, include, reply, respond, speak, summarize, translate, use, write
+""")

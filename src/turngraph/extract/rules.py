@@ -44,9 +44,7 @@ _HEDGE = re.compile(
     re.I,
 )
 _NEGATION = re.compile(r"\b(?:not|never|no longer)\b|n't\b", re.I)
-_YES_NO = re.compile(
-    r"^(is|are|was|were|does|do|did|has|have|had|will|would|can|could|should)\b", re.I
-)
+_YES_NO = re.compile(r"^(is|are|was|were|does|did|has|have|had|will)\s+(?!you\b|ya\b)", re.I)
 _INSTR_ADVERB = re.compile(
     r"^(?:please\s+)?(?:(?:from now on|going forward|in (?:the )?future),?\s+)?"
     r"(always|never|don't|do not|avoid|stop)\s+(\w+)",
@@ -74,6 +72,7 @@ class _Builder:
     uncertainties: list[RawUncertainty] = field(default_factory=list)
 
     def entity(self, name: str, etype: str) -> str:
+        name = re.sub(r"(?:'s|[-'\"])$", "", name.strip())
         key = name.casefold()
         known = self.entities.get(key)
         if known is None or (known.type == "other" and etype != "other"):
@@ -149,7 +148,7 @@ class RuleExtractor:
             return
         hedge = _HEDGE.search(sentence)
         if hedge:
-            about = self._about(names, b) or (b.speaker() if self._first_person(body) else None)
+            about = self._about(names, b) or self._claim_subject(body, names, b)
             if about:
                 b.uncertainties.append(
                     RawUncertainty(about, f"hedged ('{hedge.group(0)}'): {body}")
@@ -158,15 +157,23 @@ class RuleExtractor:
         if _NEGATION.search(sentence):
             if self._negated_preference(body, b):
                 return
-            about = self._about(names, b)
+            # Only a negated *claim* is kept: one that would have been a fact unnegated.
+            about = self._claim_subject(_NEGATION.sub(" ", body), names, b)
             if about:
                 b.uncertainties.append(RawUncertainty(about, f"negated claim: {body}"))
             return
         self._facts(body, names, b)
         self._action(body, names, b)
 
-    def _first_person(self, text: str) -> bool:
-        return re.search(r"\b(I|I'm|I've|my|me)\b", text) is not None
+    def _claim_subject(self, body: str, names: dict[str, str], b: _Builder) -> str | None:
+        """Whom ``body`` would state a fact about, found on a scratch builder."""
+        scratch = _Builder(b.ctx)
+        self._facts(" ".join(body.split()), names, scratch)
+        for attr in scratch.attributes:
+            return b.entity(attr.entity, scratch.entities[attr.entity.casefold()].type)
+        for rel in scratch.relations:
+            return b.entity(rel.subject, scratch.entities[rel.subject.casefold()].type)
+        return None
 
     def _about(self, names: dict[str, str], b: _Builder) -> str | None:
         speaker = b.ctx.speaker.casefold()
@@ -206,15 +213,26 @@ class RuleExtractor:
                 name = name[:-2]
             if self._vocative(sentence, start, end):
                 continue
+            if i == 0 and i == j and not self._known_name(name, b):
+                continue  # a capital that only starts the sentence says nothing
             etype = self._type(name, sentence, start, end, b)
             if etype is None:
                 continue
             found[b.entity(name, etype)] = etype
         return found
 
+    def _known_name(self, name: str, b: _Builder) -> bool:
+        low = name.lower()
+        return (
+            low in gz.FIRST_NAMES or low in gz.PLACES or low in gz.ORGANIZATIONS
+            or low in gz.PRODUCTS or name.casefold() == b.ctx.speaker.casefold()
+            or (name.isupper() and len(name) > 1)
+            or name.casefold() in b.entities
+        )
+
     def _capitalized(self, tokens: list[re.Match[str]], i: int) -> bool:
         word = tokens[i].group(0)
-        if not word[0].isupper():
+        if not word[0].isupper() or re.search(r"'(t|ve|re|ll|d|m)$", word, re.I):
             return False
         low = word.lower().rstrip(".")
         if low in gz.NOT_NAMES or low in gz.WEEKDAY_MONTH or low == "i":
@@ -305,7 +323,7 @@ class RuleExtractor:
         if (
             (adverb and adverb.group(2).lower() in gz.AGENT_VERBS)
             or _INSTR_WANT.match(text)
-            or (first and first.group(1).lower() in gz.AGENT_VERBS - {"call", "start", "end"})
+            or (first and first.group(1).lower() in gz.DIRECT_AGENT_VERBS)
         ):
             label = re.sub(r"^(please\s+)?(always\s+)?", "", text, flags=re.I)
             label = " ".join(label.split()[:6]).lower()
@@ -438,7 +456,12 @@ class RuleExtractor:
         )
         if m:
             value = _value(m.group(2))
-            if value and value.lower() not in ("it", "that", "this", "them", "you", "to"):
+            if value and not re.match(
+                r"(it|that|this|them|you|to|how|what|when|where|why|which|who|the way|"
+                r"seeing|hearing|being able)\b",
+                value,
+                re.I,
+            ):
                 key = (
                     "likes"
                     if m.group(1).lower() in ("love", "like", "enjoy", "adore")

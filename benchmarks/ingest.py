@@ -1,0 +1,100 @@
+"""Ingest throughput of remember() with the default extractor on embedded SQLite (LoCoMo).
+
+    .venv/bin/python benchmarks/ingest.py [FILE_OR_DIR ...]   (default: ../shared/data/locomo)
+
+Each conversation goes into its own memory; each LoCoMo session becomes a session, each turn a
+remember() with the turn's speaker and the session's date (plus a second per turn, to keep
+order). Prints turns per second and per-turn p50 / p95 / max latency, overall and per file,
+and what extraction found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import re
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import turngraph
+
+DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "locomo"
+
+
+def session_time(text: str) -> datetime:
+    """LoCoMo dates look like '1:56 pm on 8 May, 2023'."""
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+
+
+def sessions(conversation: dict[str, Any]) -> list[tuple[int, datetime, list[dict[str, Any]]]]:
+    out = []
+    for key, turns in conversation.items():
+        m = re.fullmatch(r"session_(\d+)", key)
+        if m and isinstance(turns, list) and turns:
+            n = int(m.group(1))
+            out.append((n, session_time(conversation[f"session_{n}_date_time"]), turns))
+    return sorted(out, key=lambda s: s[0])
+
+
+def files(args: list[str]) -> list[Path]:
+    paths = [Path(a) for a in args] or [DEFAULT_DATA]
+    out: list[Path] = []
+    for p in paths:
+        out += sorted(p.glob("*.json")) if p.is_dir() else [p]
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="*")
+    args = parser.parse_args()
+    found = files(args.paths)
+    if not found:
+        sys.exit("no LoCoMo files found")
+    all_latencies: list[float] = []
+    rows = []
+    facts = {"entities": 0, "attributes": 0, "relations": 0, "actions": 0, "instructions": 0,
+             "uncertainties": 0, "corrections": 0}
+    with tempfile.TemporaryDirectory() as tmp:
+        db = turngraph.open(Path(tmp) / "ingest.db")
+        for path in found:
+            data = json.loads(path.read_text("utf-8"))
+            conversation = data.get("conversation", data)
+            mem = db.create_memory(re.sub(r"[^A-Za-z0-9_.-]", "-", path.stem))
+            latencies: list[float] = []
+            for _, start, turns in sessions(conversation):
+                session = mem.create_session(metadata={"source": path.name})
+                for i, turn in enumerate(turns):
+                    began = time.perf_counter()
+                    r = mem.remember(turn["text"], session_id=session.id, speaker=turn["speaker"],
+                                     observed_at=start + timedelta(seconds=i))
+                    latencies.append(time.perf_counter() - began)
+                    for name in facts:
+                        facts[name] += len(getattr(r.extraction, name))
+            all_latencies += latencies
+            rows.append((path.name, latencies))
+        db.close()
+
+    def line(name: str, lat: list[float]) -> str:
+        q = statistics.quantiles(lat, n=100)
+        return (f"| {name:<16} | {len(lat):>6} | {len(lat) / sum(lat):>9.0f} | "
+                f"{q[49] * 1000:>8.2f} | {q[94] * 1000:>8.2f} | {max(lat) * 1000:>8.2f} |")
+
+    print(f"machine: {platform.machine()}, {platform.system()}, Python "
+          f"{platform.python_version()}\n")
+    print("| file             |  turns |  turns/s  | p50 (ms) | p95 (ms) | max (ms) |")
+    print("|------------------|-------:|----------:|---------:|---------:|---------:|")
+    for name, lat in rows:
+        print(line(name, lat))
+    print(line("all", all_latencies))
+    print("\nextracted: " + ", ".join(f"{v} {k}" for k, v in facts.items()))
+
+
+if __name__ == "__main__":
+    main()
