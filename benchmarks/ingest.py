@@ -59,8 +59,15 @@ def main() -> None:
         sys.exit("no LoCoMo files found")
     all_latencies: list[float] = []
     rows = []
-    facts = {"entities": 0, "attributes": 0, "relations": 0, "actions": 0, "instructions": 0,
-             "uncertainties": 0, "corrections": 0}
+    facts = {
+        "entities": 0,
+        "attributes": 0,
+        "relations": 0,
+        "actions": 0,
+        "instructions": 0,
+        "uncertainties": 0,
+        "corrections": 0,
+    }
     with tempfile.TemporaryDirectory() as tmp:
         db = turngraph.open(Path(tmp) / "ingest.db")
         for path in found:
@@ -72,8 +79,12 @@ def main() -> None:
                 session = mem.create_session(metadata={"source": path.name})
                 for i, turn in enumerate(turns):
                     began = time.perf_counter()
-                    r = mem.remember(turn["text"], session_id=session.id, speaker=turn["speaker"],
-                                     observed_at=start + timedelta(seconds=i))
+                    r = mem.remember(
+                        turn["text"],
+                        session_id=session.id,
+                        speaker=turn["speaker"],
+                        observed_at=start + timedelta(seconds=i),
+                    )
                     latencies.append(time.perf_counter() - began)
                     for name in facts:
                         facts[name] += len(getattr(r.extraction, name))
@@ -83,11 +94,14 @@ def main() -> None:
 
     def line(name: str, lat: list[float]) -> str:
         q = statistics.quantiles(lat, n=100)
-        return (f"| {name:<16} | {len(lat):>6} | {len(lat) / sum(lat):>9.0f} | "
-                f"{q[49] * 1000:>8.2f} | {q[94] * 1000:>8.2f} | {max(lat) * 1000:>8.2f} |")
+        return (
+            f"| {name:<16} | {len(lat):>6} | {len(lat) / sum(lat):>9.0f} | "
+            f"{q[49] * 1000:>8.2f} | {q[94] * 1000:>8.2f} | {max(lat) * 1000:>8.2f} |"
+        )
 
-    print(f"machine: {platform.machine()}, {platform.system()}, Python "
-          f"{platform.python_version()}\n")
+    print(
+        f"machine: {platform.machine()}, {platform.system()}, Python {platform.python_version()}\n"
+    )
     print("| file             |  turns |  turns/s  | p50 (ms) | p95 (ms) | max (ms) |")
     print("|------------------|-------:|----------:|---------:|---------:|---------:|")
     for name, lat in rows:

@@ -125,7 +125,8 @@ def to_turn(row: TurnRow) -> Turn:
 
 
 def triples_extraction(triples: object) -> RawExtraction:
-    """Caller-supplied facts: ``{entity: {type, name}, key, value? | target?, memory_category?}``."""
+    """Caller-supplied facts: ``{entity: {type, name}, key, value? | target?,
+    memory_category?}``; a value makes an attribute, a target a relation."""
     if not isinstance(triples, Sequence) or isinstance(triples, (str, bytes)) or not triples:
         raise ValidationError("triples must be a non-empty list", field="triples")
     entities: list[RawEntity] = []

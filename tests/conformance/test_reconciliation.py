@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 import turngraph
 
 
@@ -172,12 +174,8 @@ def test_state_lists_are_bounded_and_say_so(mem: turngraph.Memory) -> None:
 
 def test_history_of_an_unknown_entity_or_wrong_type_is_not_found(mem: turngraph.Memory) -> None:
     mem.remember("I live in Lisbon.", speaker="Alice")
-    try:
+    with pytest.raises(turngraph.NotFoundError, match="organization"):
         mem.entity_history("organization", "Alice", "location")
-    except turngraph.NotFoundError as exc:
-        assert "organization" in str(exc)
-    else:
-        raise AssertionError("expected NotFoundError")
     assert mem.entity_history("person", "alice", "Location")[0].value == "Lisbon"
 
 

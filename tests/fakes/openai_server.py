@@ -56,7 +56,7 @@ def fake_openai() -> Iterator[FakeOpenAI]:
     state = FakeOpenAI()
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - the http.server hook name
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             body = json.loads(self.rfile.read(length) or b"{}")
             state.requests.append({"path": self.path, "body": body})

@@ -25,6 +25,9 @@ def test_preview_leaves_every_table_unchanged(tmp_path: Path) -> None:
             infer="preview",
         )
         ex = preview.extraction
-        assert ex.corrections and ex.relations and ex.uncertainties and ex.actions
+        assert ex.corrections
+        assert ex.relations
+        assert ex.uncertainties
+        assert ex.actions
         assert table_rows(path) == before
         assert mem.get_session(first.session_id).turn_count == 1

@@ -142,7 +142,7 @@ motivated, determined, concerned, related, involved, focused, dedicated, pumped,
 AGENT_VERBS = _words("""
 add, address, answer, ask, call, cite, respond, explain, format, greet, include, keep, list,
 mention, recommend, refer, remind, reply, say, send, share, show, sign, speak, suggest,
-summarize, talk, tell, translate, use, write, give, start, end, check, confirm, double-check
+summarize, talk, tell, translate, use, write
 """)
 
 # Languages and nationalities: attribute values, not entities.

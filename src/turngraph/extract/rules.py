@@ -25,7 +25,8 @@ from turngraph.extract.base import (
 )
 from turngraph.extract.timeref import resolve_time
 
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
+# A sentence ends at . ! ? followed by a space or the end (so "a@b.com" and "3.5" stay whole).
+_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|$)")
 _TOKEN = re.compile(r"[A-Za-z\u00c0-\u024f0-9][\w'&.-]*")
 _CONNECTORS = {"of", "de", "la", "le", "da", "van", "von", "der", "del", "&"}
 # Where a value phrase ends.
@@ -224,8 +225,11 @@ class RuleExtractor:
     def _known_name(self, name: str, b: _Builder) -> bool:
         low = name.lower()
         return (
-            low in gz.FIRST_NAMES or low in gz.PLACES or low in gz.ORGANIZATIONS
-            or low in gz.PRODUCTS or name.casefold() == b.ctx.speaker.casefold()
+            low in gz.FIRST_NAMES
+            or low in gz.PLACES
+            or low in gz.ORGANIZATIONS
+            or low in gz.PRODUCTS
+            or name.casefold() == b.ctx.speaker.casefold()
             or (name.isupper() and len(name) > 1)
             or name.casefold() in b.entities
         )
@@ -384,7 +388,7 @@ class RuleExtractor:
             r"\b(my (?:phone|number|cell|mobile)|call me at|reach me at)", body, re.I
         ):
             b.attribute(b.speaker(), "phone", re.sub(r"\s+", " ", m.group(0)))
-        m = re.search(r"\bmy birthday is (?:on )?(.+)|\bI was born on (.+)", body)
+        m = re.search(r"\b(?i:my birthday is) (?:on )?(.+)|\bI was born on (.+)", body)
         if m:
             b.attribute(b.speaker(), "birthday", _phrase(m.group(1) or m.group(2), 4))
         m = re.search(
@@ -400,7 +404,8 @@ class RuleExtractor:
             body,
         )
         m = m or re.search(
-            rf"{_FIRST} (?:just |recently )?(?:joined|started (?:a new job |working )?at|got (?:a job|hired) at) (.+)",
+            rf"{_FIRST} (?:just |recently )?"
+            r"(?:joined|started (?:a new job |working )?at|got (?:a job|hired) at) (.+)",
             body,
         )
         if m:
@@ -416,7 +421,8 @@ class RuleExtractor:
             else None
         )
         m = m or re.search(
-            rf"{_FIRST} (?:just |recently )?(?:got |was |'ve been |have been )?promoted to (?:a |an |the )?(.+)",
+            rf"{_FIRST} (?:just |recently )?(?:got |was |'ve been |have been )?"
+            r"promoted to (?:a |an |the )?(.+)",
             body,
         )
         m = m or re.search(rf"{_FIRST} (?:just |recently )?became (?:a |an |the )?(.+)", body)
@@ -451,7 +457,8 @@ class RuleExtractor:
                 b.relation(b.speaker(), "lives_in", place)
         # Preferences.
         m = re.search(
-            rf"{_FIRST} (?:really |absolutely |just |also )?(love|like|enjoy|adore|hate|dislike|can't stand|detest) (.+)",
+            rf"{_FIRST} (?:really |absolutely |just |also )?"
+            r"(love|like|enjoy|adore|hate|dislike|can't stand|detest) (.+)",
             body,
         )
         if m:
@@ -480,7 +487,8 @@ class RuleExtractor:
                     b.attribute(b.speaker(), "hobbies", _value(part))
         pets = "|".join(sorted(gz.PETS, key=len, reverse=True))
         m = re.search(
-            rf"\b(?:I have|I've got|I got|I adopted|we have|my) (?:a |an |two |new )?(?:little )?({pets})s?(?: (?:named|called) ([A-Z]\w+))?",
+            r"\b(?:I have|I've got|I got|I adopted|we have|(?i:my)) (?:a |an |two |new )?"
+            rf"(?:little )?({pets})s?(?: (?:named|called) ([A-Z]\w+))?",
             body,
         )
         if m and (m.group(2) or not body.lower().startswith("my")):
@@ -547,7 +555,8 @@ class RuleExtractor:
                 continue
             esc = re.escape(name)
             m = re.search(
-                rf"\b{esc} (?:now |currently |still )?(?:lives|is living|moved|is based|resides) (?:in|to) (.+)",
+                rf"\b{esc} (?:now |currently |still )?"
+                r"(?:lives|is living|moved|is based|resides) (?:in|to) (.+)",
                 body,
             )
             if m:
@@ -568,7 +577,8 @@ class RuleExtractor:
             if m:
                 b.relation(name, "married_to", b.entity(m.group(1), "person"))
             m = re.search(
-                rf"\b{esc} is my (sister|brother|friend|best friend|wife|husband|boss|mom|dad|mother|father|son|daughter)\b",
+                rf"\b{esc} is my (sister|brother|friend|best friend|wife|husband|boss|mom|dad|"
+                r"mother|father|son|daughter)\b",
                 body,
                 re.I,
             )

@@ -1,4 +1,4 @@
-"""Resolving time expressions ("yesterday", "last Friday", "two weeks ago") against a turn's time."""
+"""Resolving time expressions ("yesterday", "last Friday", "two weeks ago") against a turn."""
 
 from __future__ import annotations
 
@@ -31,8 +31,14 @@ NUMBER_WORDS = {
     "few": 3,
     "several": 3,
 }
-_NUM = r"(\d+|a couple of|couple of|a few|few|several|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-_MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_NUM = (
+    r"(\d+|a couple of|couple of|a few|few|several|an?|one|two|three|four|five|six|seven|"
+    r"eight|nine|ten|eleven|twelve)"
+)
+_MONTH = (
+    r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
 
 _AGO = re.compile(rf"\b{_NUM}\s+(day|week|month|year)s?\s+ago\b", re.I)
 _LAST_UNIT = re.compile(r"\b(last|this past|past)\s+(night|week|weekend|month|year)\b", re.I)
