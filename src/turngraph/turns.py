@@ -8,8 +8,6 @@ it and rolls the transaction back.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -19,42 +17,34 @@ from pydantic import BaseModel
 
 from turngraph import categories
 from turngraph.config import Limits
-from turngraph.errors import ExtractionError, NotFoundError, ValidationError
+from turngraph.errors import ExtractionError, ValidationError
 from turngraph.extract.base import (
     Extractor,
-    RawAttribute,
-    RawEntity,
     RawExtraction,
-    RawRelation,
     TurnContext,
 )
+from turngraph.extract.triples import triples_extraction
 from turngraph.ids import new_id
 from turngraph.models import (
     BatchResult,
     DeleteResult,
     Extraction,
     RememberResult,
-    Role,
-    Session,
-    Turn,
-    TurnPage,
 )
 from turngraph.reconcile import TurnWrite, apply_extraction
-from turngraph.store.base import ObservationRow, ReadTx, SessionRow, Store, TurnRow, WriteTx
+from turngraph.sessions import SessionOps, session_row, check_role
+from turngraph.store.base import ObservationRow, ReadTx, Store, WriteTx
 from turngraph.validate import (
     check_content,
-    check_text,
     fingerprint,
     optional_text,
     parse_datetime,
     required_text,
 )
 
-ROLES: tuple[Role, ...] = ("user", "assistant", "system", "tool")
 INFER_MODES = ("full", "triples", "preview", "none")
 EXTRACT_MODES = ("per_message", "whole_conversation")
 TURN_CATEGORY = "turn"
-MAX_TURN_PAGE = 500
 MAX_BATCH = 500
 
 
@@ -70,13 +60,6 @@ class _Replayed(Exception):
         self.stored = stored
 
 
-def _role(value: object, field: str = "role") -> Role:
-    for role in ROLES:
-        if value == role:
-            return role
-    raise ValidationError(f"{field} must be one of {', '.join(ROLES)}, not {value!r}", field=field)
-
-
 def _labels(labels: object) -> list[str]:
     if labels is None:
         return []
@@ -90,87 +73,6 @@ def _labels(labels: object) -> list[str]:
     if len(out) > 32:
         raise ValidationError("at most 32 labels per turn", field="labels")
     return out
-
-
-def _session_row(tx: Any, session_id: str) -> SessionRow:
-    row: SessionRow | None = tx.get_session(session_id)
-    if row is None:
-        raise NotFoundError(f"no session {session_id!r}", session_id=session_id)
-    return row
-
-
-def to_session(row: SessionRow) -> Session:
-    return Session(
-        id=row.id,
-        created_at=row.created_at,
-        metadata=json.loads(row.metadata),
-        turn_count=row.turn_count,
-    )
-
-
-def to_turn(row: TurnRow) -> Turn:
-    return Turn(
-        id=row.id,
-        session_id=row.session_id,
-        seq=row.seq,
-        role=_role(row.role),
-        speaker=row.speaker,
-        content=row.content,
-        observed_at=row.observed_at,
-        created_at=row.created_at,
-        slug=row.slug,
-        extracted=row.extracted,
-        labels=list(row.labels),
-    )
-
-
-def triples_extraction(triples: object) -> RawExtraction:
-    """Caller-supplied facts: ``{entity: {type, name}, key, value? | target?,
-    memory_category?}``; a value makes an attribute, a target a relation."""
-    if not isinstance(triples, Sequence) or isinstance(triples, (str, bytes)) or not triples:
-        raise ValidationError("triples must be a non-empty list", field="triples")
-    entities: list[RawEntity] = []
-    attributes: list[RawAttribute] = []
-    relations: list[RawRelation] = []
-    for i, triple in enumerate(triples):
-        f = f"triples[{i}]"
-        if not isinstance(triple, Mapping):
-            raise ValidationError(f"{f} must be an object", field=f)
-        subject = _triple_entity(triple.get("entity"), f"{f}.entity")
-        key = required_text(triple.get("key"), field=f"{f}.key", limit=100)
-        category = triple.get("memory_category")
-        if category is not None and categories.check(category) is None:
-            raise ValidationError(
-                f"{f}.memory_category must be identity, knowledge or context",
-                field=f"{f}.memory_category",
-            )
-        entities.append(subject)
-        if triple.get("value") is not None:
-            value = (
-                check_text(triple["value"], field=f"{f}.value")
-                if isinstance(triple["value"], str)
-                else json.dumps(triple["value"])
-            )
-            attributes.append(RawAttribute(subject.name, key, value, category=category))
-        elif triple.get("target") is not None:
-            target = _triple_entity(triple["target"], f"{f}.target")
-            entities.append(target)
-            relations.append(RawRelation(subject.name, key, target.name, category=category))
-        else:
-            raise ValidationError(
-                f"{f} needs a value (an attribute) or a target (a relation)", field=f
-            )
-    return RawExtraction(
-        entities=tuple(entities), attributes=tuple(attributes), relations=tuple(relations)
-    )
-
-
-def _triple_entity(value: object, field: str) -> RawEntity:
-    if not isinstance(value, Mapping):
-        raise ValidationError(f"{field} must be an object with type and name", field=field)
-    name = required_text(value.get("name"), field=f"{field}.name", limit=200)
-    etype = required_text(value.get("type", "other"), field=f"{field}.type", limit=64).lower()
-    return RawEntity(name, etype)
 
 
 def _merge(turn_id: str, extractions: Sequence[Extraction]) -> Extraction:
@@ -194,7 +96,7 @@ def _merge(turn_id: str, extractions: Sequence[Extraction]) -> Extraction:
     return merged.model_copy(update=updates)
 
 
-class TurnOps:
+class TurnOps(SessionOps):
     """The turn and session operations of a :class:`~turngraph.Memory`."""
 
     name: str
@@ -202,58 +104,6 @@ class TurnOps:
     _id: int
     _limits: Limits
     extractor: Extractor
-
-    # -- sessions ----------------------------------------------------------------------------
-
-    def create_session(self, metadata: Any = None) -> Session:
-        """A new, empty session. ``metadata`` is any JSON value; ``{"user": NAME}`` names
-        the person the first person refers to in user turns."""
-        blob = self._metadata(metadata)
-        now = datetime.now(UTC)
-        with self._store.write(self._id) as tx:
-            session_id = new_id("session")
-            tx.insert_session(session_id, metadata=blob, now=now)
-            return to_session(_session_row(tx, session_id))
-
-    def get_session(self, session_id: str) -> Session:
-        session_id = required_text(session_id, field="session_id", limit=200)
-        with self._store.read(self._id) as tx:
-            return to_session(_session_row(tx, session_id))
-
-    def delete_session(self, session_id: str) -> int:
-        """Delete a session and its turns, pruning what only they backed; returns the count."""
-        session_id = required_text(session_id, field="session_id", limit=200)
-        now = datetime.now(UTC)
-        with self._store.write(self._id) as tx:
-            _session_row(tx, session_id)
-            observation_ids = tx.session_observation_ids(session_id)
-            for row in tx.get_observations(observation_ids):
-                self._delete_in_tx(tx, row, now)
-            tx.delete_session(session_id)
-        return len(observation_ids)
-
-    def list_turns(
-        self, session_id: str, *, limit: int = 100, cursor: str | None = None, offset: int = 0
-    ) -> TurnPage:
-        """A session's turns, oldest first. ``limit`` defaults to 100 and is clamped to 500;
-        page with the opaque ``next_cursor`` or with ``offset``."""
-        session_id = required_text(session_id, field="session_id", limit=200)
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise ValidationError("limit must be a positive integer", field="limit")
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise ValidationError("offset must be a non-negative integer", field="offset")
-        limit = min(limit, MAX_TURN_PAGE)
-        after = 0 if cursor is None else _decode_cursor(cursor)
-        with self._store.read(self._id) as tx:
-            _session_row(tx, session_id)
-            rows = tx.list_turns(session_id, after_seq=after, offset=offset, limit=limit + 1)
-        more = len(rows) > limit
-        rows = rows[:limit]
-        return TurnPage(
-            turns=[to_turn(r) for r in rows],
-            next_cursor=_encode_cursor(rows[-1].seq) if more and rows else None,
-            has_more=more,
-        )
 
     # -- remembering -------------------------------------------------------------------------
 
@@ -457,7 +307,7 @@ class TurnOps:
                     session_id = new_id("session")
                     tx.insert_session(session_id, metadata="null", now=now)
                 else:
-                    _session_row(tx, session_id)
+                    session_row(tx, session_id)
                 turn_ids: list[str] = []
                 extractions: list[Extraction] = []
                 for message, raw, failure in prepared:
@@ -605,7 +455,7 @@ class TurnOps:
             content = check_content(text, limits=self._limits)
         return {
             "content": content,
-            "role": _role(role, field.rsplit(".", 1)[0] + ".role" if "." in field else "role"),
+            "role": check_role(role, field.rsplit(".", 1)[0] + ".role" if "." in field else "role"),
             "speaker": optional_text(speaker, field="speaker", limit=200),
             "observed_at": None
             if observed_at is None
@@ -661,37 +511,7 @@ class TurnOps:
             )
         return category
 
-    def _metadata(self, metadata: object) -> str:
-        try:
-            blob = json.dumps(metadata)
-        except (TypeError, ValueError) as exc:
-            raise ValidationError(
-                f"metadata must be JSON-serializable: {exc}", field="metadata"
-            ) from None
-        if len(blob) > 64_000:
-            raise ValidationError("metadata is over 64 KB", field="metadata")
-        return blob
-
     def _turn_key(self, key: object) -> str | None:
         if key is None:
             return None
         return required_text(key, field="idempotency_key", limit=self._limits.idempotency_key_chars)
-
-
-def _encode_cursor(seq: int) -> str:
-    return base64.urlsafe_b64encode(f"seq:{seq}".encode()).decode().rstrip("=")
-
-
-def _decode_cursor(cursor: object) -> int:
-    if not isinstance(cursor, str):
-        raise ValidationError("cursor must be a string from next_cursor", field="cursor")
-    try:
-        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        prefix, _, number = text.partition(":")
-        if prefix != "seq" or not number.isdigit():
-            raise ValueError(text)
-        return int(number)
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise ValidationError(
-            f"cursor {cursor!r} is not one this memory issued", field="cursor"
-        ) from None

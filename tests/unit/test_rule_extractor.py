@@ -71,6 +71,9 @@ def test_identity_facts_about_the_speaker() -> None:
     assert {(e.name, e.type) for e in r.entities} >= {("Google", "organization")}
     assert attrs(run("I just got married!")) == {("Alice", "relationship_status", "married")}
     assert attrs(run("My birthday is on March 3rd.")) == {("Alice", "birthday", "March 3rd")}
+    assert attrs(run("My phone number is +1 415 555 0100.")) == {
+        ("Alice", "phone", "+1 415 555 0100")
+    }
 
 
 def test_preferences_pets_and_hobbies() -> None:
@@ -107,6 +110,9 @@ def test_family_work_and_place_relations() -> None:
     }
     assert rels(run("I manage the Platform Team.")) == {("Alice", "manages", "Platform Team")}
     assert rels(run("Sam reports to me.")) == {("Alice", "manages", "Sam")}
+    assert rels(run("My best friend Priya Shah moved to Toronto.")) >= {
+        ("Alice", "friend_of", "Priya Shah")
+    }
     assert rels(run("I'm a member of the Chess Club.")) == {("Alice", "member_of", "Chess Club")}
 
 
