@@ -32,7 +32,7 @@ from turngraph.models import (
     RememberResult,
 )
 from turngraph.reconcile import TurnWrite, apply_extraction
-from turngraph.sessions import SessionOps, session_row, check_role
+from turngraph.sessions import SessionOps, check_role, session_row
 from turngraph.store.base import ObservationRow, ReadTx, Store, WriteTx
 from turngraph.validate import (
     check_content,
