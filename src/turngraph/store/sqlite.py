@@ -225,6 +225,16 @@ class SQLiteStore:
 
 
 def _split_sql(script: str) -> list[str]:
-    """Split a migration into statements (ours hold no ';' inside literals or triggers)."""
-    lines = [ln for ln in script.splitlines() if not ln.strip().startswith("--")]
-    return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
+    """Split a migration into complete statements (trigger bodies hold their own ';')."""
+    statements: list[str] = []
+    current = ""
+    for line in script.splitlines(keepends=True):
+        if not current and line.strip().startswith("--"):
+            continue
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    if current.strip():
+        statements.append(current.strip())
+    return statements
