@@ -605,3 +605,19 @@ class SQLiteTx(SQLiteReadTx):
         self.conn.execute(
             "UPDATE turn_facts SET active=0 WHERE memory_id=? AND id=?", (self.memory_id, fact_id)
         )
+
+    # -- recall --------------------------------------------------------------------------------
+
+    def set_search_context(self, observation_id: int, context: str) -> None:
+        self.conn.execute(
+            "UPDATE fts_observations SET context=? WHERE rowid=?", (context, observation_id)
+        )
+
+    def put_vector(self, kind: str, ref: int, data: bytes) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO vectors (kind, ref, memory_id, data) VALUES (?,?,?,?)",
+            (kind, ref, self.memory_id, data),
+        )
+
+    def dequeue(self, kind: str, ref: int) -> None:
+        self.conn.execute("DELETE FROM index_queue WHERE kind=? AND ref=?", (kind, ref))

