@@ -268,6 +268,32 @@ def cmd_consolidate(args: argparse.Namespace) -> None:
         _emit(args, mem.consolidate(), text)
 
 
+def cmd_bench(args: argparse.Namespace) -> None:
+    from turngraph.bench import locomo
+
+    try:
+        ks = sorted({int(k) for k in args.k.split(",") if k.strip()})
+    except ValueError:
+        raise ValidationError(
+            f"--k takes numbers like 1,5,10,20, not {args.k!r}", field="k"
+        ) from None
+    if not ks or ks[0] < 1 or ks[-1] > 50:
+        raise ValidationError("--k values must be between 1 and 50", field="k")
+    paths: list[Path] = []
+    for name in args.files:
+        path = Path(name)
+        paths += sorted(path.glob("*.json")) if path.is_dir() else [path]
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing or not paths:
+        raise ValidationError(
+            f"no such LoCoMo file: {', '.join(missing) or args.files}", field="files"
+        )
+    report = locomo.run(paths, ks, log=lambda line: print(line, file=sys.stderr))
+    print(locomo.render(report, ks))
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(report, indent=2) + "\n", "utf-8")
+
+
 def cmd_demo(args: argparse.Namespace) -> None:
     from turngraph.demo import run_demo
 
@@ -381,6 +407,14 @@ def build_parser() -> argparse.ArgumentParser:
     action("reject", "reject a proposal for good").add_argument("id", type=int)
 
     add("demo", cmd_demo, "write a few observations, show the graph, delete one")
+
+    p = sub.add_parser("bench", help="run a shipped benchmark")
+    bench = p.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
+    b = bench.add_parser("locomo", help="evidence recall@k on LoCoMo conversation files")
+    b.add_argument("files", nargs="+", help="LoCoMo conversation JSON files or folders")
+    b.add_argument("--k", default="1,5,10,20", help="cut-offs, comma-separated")
+    b.add_argument("--json", dest="json_out", metavar="OUT", help="write the report as JSON")
+    b.set_defaults(handler=cmd_bench)
     return parser
 
 

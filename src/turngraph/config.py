@@ -60,6 +60,9 @@ class Settings:
     llm_model: str | None = None
     llm_api_key: str | None = field(default=None, repr=False)
     llm_timeout_seconds: float = 30.0
+    # Embedders named "openai:<model>" in a memory's retrieval configuration call this.
+    embeddings_base_url: str | None = None
+    embeddings_api_key: str | None = field(default=None, repr=False)
 
 
 __all__ = ["Limits", "Settings"]

@@ -26,6 +26,9 @@ from turngraph.extract.base import Extractor
 from turngraph.extract.rules import RuleExtractor
 from turngraph.files import FileOps
 from turngraph.merging import MergeOps
+from turngraph.recall.embed import Embedder, embedder_for
+from turngraph.recall.index import refresh_vectors
+from turngraph.recall.search import RecallOps
 from turngraph.models import (
     DeleteResult,
     Entity,
@@ -67,7 +70,7 @@ _T = TypeVar("_T")
 DEFAULT_CATEGORY = "note"
 
 
-class Memory(TurnOps, StateOps, FileOps, MergeOps):
+class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps):
     """One memory: observations, the entity graph derived from them, files and proposals.
 
     Obtain it from :meth:`turngraph.Database.memory` or ``create_memory``. Thread-safe.
@@ -83,6 +86,22 @@ class Memory(TurnOps, StateOps, FileOps, MergeOps):
 
     def __repr__(self) -> str:
         return f"<Memory {self.name!r} at {self._store.url}>"
+
+    @property
+    def embedder(self) -> Embedder | None:
+        """The embedder of this memory's fixed retrieval configuration (None: lexical only)."""
+        config = self.retrieval
+        settings = self._store.settings
+        return embedder_for(
+            config.embedder,
+            config.dimension,
+            base_url=settings.embeddings_base_url,
+            api_key=settings.embeddings_api_key,
+        )
+
+    def _after_write(self) -> None:
+        """Embed what the write queued for recall, outside its transaction."""
+        refresh_vectors(self._store, self._id, self.embedder)
 
     @property
     def retrieval(self) -> RetrievalConfig:
@@ -185,6 +204,7 @@ class Memory(TurnOps, StateOps, FileOps, MergeOps):
             result = self._finish_write(tx, slug, touched, warnings, now=now)
             if key:
                 self._remember_key(tx, key, "add_observation", fp, slug, result, now)
+        self._after_write()
         return result
 
     def update_observation(
@@ -298,6 +318,7 @@ class Memory(TurnOps, StateOps, FileOps, MergeOps):
             result = self._finish_write(tx, slug, touched, warnings, now=now)
             if key:
                 self._remember_key(tx, key, "update_observation", fp, slug, result, now)
+        self._after_write()
         return result
 
     def delete_observation(self, slug: str, *, idempotency_key: str | None = None) -> DeleteResult:

@@ -367,6 +367,63 @@ class State(_Model):
     as_of: datetime | None = None
 
 
+# -- recall ---------------------------------------------------------------------------------
+
+
+class RecalledEntity(_Model):
+    name: str
+    type: str
+    description: str
+    degree: int
+    score: float
+
+
+class Source(_Model):
+    """Where a passage came from: the turn (with its session) or a plain observation."""
+
+    slug: str
+    turn_id: str | None = None
+    session_id: str | None = None
+    seq: int | None = None
+    role: str | None = None
+    speaker: str | None = None
+
+
+class Snippet(_Model):
+    """One bounded excerpt per source observation; ``truncated`` means fetch it by slug."""
+
+    slug: str
+    title: str
+    text: str
+    truncated: bool
+    observed_at: datetime
+    category: str
+    source: Source
+    score: float
+
+
+class Hit(_Model):
+    """A ranked passage: a turn, an observation or an attribute fact, with provenance."""
+
+    id: str
+    kind: Literal["turn", "observation", "attribute"]
+    text: str
+    score: float
+    observed_at: datetime
+    source: Source
+
+
+class RecallResult(_Model):
+    query: str | None
+    mode: str
+    entities: list[RecalledEntity] = Field(default_factory=list)
+    relationships: list[Relationship] = Field(default_factory=list)
+    snippets: list[Snippet] = Field(default_factory=list)
+    hits: list[Hit] = Field(default_factory=list)
+    truncated: list[str] = Field(default_factory=list)  # which ceilings cut what
+    took_ms: float = 0.0
+
+
 __all__ = [
     "AppendixFile",
     "AttributeVersion",
@@ -383,6 +440,7 @@ __all__ = [
     "ExtractedRelation",
     "Extraction",
     "FileContent",
+    "Hit",
     "InferMode",
     "Instruction",
     "MemoryCategory",
@@ -391,6 +449,8 @@ __all__ = [
     "MergeResult",
     "Observation",
     "ProposalStatus",
+    "RecallResult",
+    "RecalledEntity",
     "Relationship",
     "RelationshipRef",
     "RememberResult",
@@ -398,6 +458,8 @@ __all__ = [
     "ReviewHint",
     "Role",
     "Session",
+    "Snippet",
+    "Source",
     "State",
     "StateEntity",
     "StateRelation",

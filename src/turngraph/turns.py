@@ -348,6 +348,8 @@ class TurnOps(SessionOps):
                     self._remember_key(tx, key, operation, fp, None, result, now)
         except _Rollback:
             pass
+        else:
+            self._after_write()
         assert outcome is not None
         return outcome
 
@@ -398,6 +400,7 @@ class TurnOps(SessionOps):
             labels=labels,
             now=now,
         )
+        self._index_window(tx, session_id, seq, obs_id, message["content"])
         if raw is None:
             return turn_id, Extraction(turn_id=turn_id)
         at = TurnWrite(
@@ -412,7 +415,23 @@ class TurnOps(SessionOps):
 
     # -- helpers -----------------------------------------------------------------------------
 
+    def _index_window(
+        self, tx: WriteTx, session_id: str, seq: int, observation_id: int, content: str
+    ) -> None:
+        """Index each turn with its neighbours: short replies carry their topic there."""
+        before = tx.list_turns(session_id, after_seq=max(seq - 3, 0), offset=0, limit=2)
+        before = [t for t in before if t.seq < seq]
+        if before:
+            prev = before[-1]
+            earlier = [t.content for t in before[:-1]]
+            tx.set_search_context(prev.observation_id, " ".join([*earlier, prev.content, content]))
+            tx.set_search_context(observation_id, f"{prev.content} {content}")
+        else:
+            tx.set_search_context(observation_id, content)
+
     if TYPE_CHECKING:  # provided by Memory
+
+        def _after_write(self) -> None: ...
 
         def _replay(self, tx: ReadTx, key: str, operation: str, fp: str) -> str | None: ...
 

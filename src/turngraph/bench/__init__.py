@@ -1,0 +1,1 @@
+"""Benchmarks that ship with turngraph (``turngraph bench ...``)."""

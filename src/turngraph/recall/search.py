@@ -1,0 +1,527 @@
+"""Recall: rank, fuse and bound. No language model runs here; the query embedding is the only
+model call, a few milliseconds on the CPU.
+
+Semantic recall scores observations (turns included) with three signals: lexical BM25 (SQLite
+FTS5, porter stemming) over the text and over its conversational window (a turn with the one
+before and after it), dense similarity of the query embedding, and the entities the query
+names or matches, whose linked observations are lifted (entity-primary). Signals are fused by
+z-score. Structural recall (no query) filters observations and returns the same shape.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from turngraph import graph
+from turngraph.config import Limits
+from turngraph.errors import ValidationError
+from turngraph.models import Hit, RecalledEntity, RecallResult, Snippet, Source
+from turngraph.recall.embed import Embedder, Vectors
+from turngraph.recall.stopwords import QUESTION_STOPWORDS
+from turngraph.store.base import (
+    AttributeRow,
+    EntityRow,
+    ObservationFilter,
+    ObservationRow,
+    ReadTx,
+    Store,
+    TurnRow,
+)
+from turngraph.validate import name_key, normalize_tags, parse_datetime
+
+MODES = ("hybrid", "lexical", "dense", "graph")
+DEFAULTS = {"k": 10, "entities": 10, "relationships": 20, "snippets": 10}
+MAXIMA = {"k": 50, "entities": 50, "relationships": 100, "snippets": 50}
+SNIPPET_CHARS = 280
+POOL = 300  # candidates per signal
+# Fusion weights (z-score units).
+W_CONTEXT = 0.6  # BM25 of the turn's window, added to BM25 of the turn itself
+W_DENSE = 1.0
+W_ENTITY = 0.8  # linked to an entity the query names or matches
+W_SPEAKER = 0.5  # said by a person the query names
+EXACT_ENTITY = 3.0  # entity score bonus for a name the query spells out
+ENTITY_FANOUT = 200  # observations taken per top entity
+_WORD = re.compile(r"[\w'-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class _Bounds:
+    k: int
+    entities: int
+    relationships: int
+    snippets: int
+
+
+def _bound(value: object, name: str) -> int:
+    if value is None:
+        return DEFAULTS[name]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValidationError(
+            f"{name if name == 'k' else 'max_' + name} must be a positive integer",
+            field=name if name == "k" else f"max_{name}",
+        )
+    return min(value, MAXIMA[name])
+
+
+def query_terms(text: str) -> list[str]:
+    """Lexical terms of a query: lower-cased words minus question words, in order, unique."""
+    seen: list[str] = []
+    for word in _WORD.findall(text.lower()):
+        word = word.strip("'-")
+        if len(word) > 1 and word not in QUESTION_STOPWORDS and word not in seen:
+            seen.append(word)
+    return seen
+
+
+def _fts(terms: Sequence[str], columns: str | None = None) -> str:
+    body = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+    return f"{{{columns}}} : ({body})" if columns else body
+
+
+def _z(scores: dict[int, float]) -> dict[int, float]:
+    if not scores:
+        return {}
+    values = np.fromiter(scores.values(), dtype=np.float64)
+    std = float(values.std()) or 1.0
+    mean = float(values.mean())
+    return {key: (value - mean) / std for key, value in scores.items()}
+
+
+def _fuse(signals: Sequence[tuple[dict[int, float], float]]) -> dict[int, float]:
+    """Sum of weighted z-scores; a candidate a signal did not rank gets that signal's floor."""
+    ids: set[int] = set()
+    for scores, _ in signals:
+        ids |= scores.keys()
+    fused = dict.fromkeys(ids, 0.0)
+    for scores, weight in signals:
+        if not scores:
+            continue
+        z = _z(scores)
+        floor = min(z.values()) - 0.5
+        for key in ids:
+            fused[key] += weight * z.get(key, floor)
+    return fused
+
+
+class _VectorCache:
+    """A memory's vectors as one matrix per kind, reloaded when its index version moves."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._data: dict[tuple[int, int, str], tuple[int, npt.NDArray[np.int64], Vectors]] = {}
+
+    def get(
+        self, store: Store, tx: ReadTx, kind: str, dim: int
+    ) -> tuple[npt.NDArray[np.int64], Vectors]:
+        version = tx.index_version()
+        key = (id(store), tx.memory_id, kind)
+        with self._lock:
+            found = self._data.get(key)
+        if found is not None and found[0] == version:
+            return found[1], found[2]
+        rows = tx.load_vectors(kind)
+        refs = np.array([r for r, _ in rows], dtype=np.int64)
+        matrix = (
+            np.frombuffer(b"".join(d for _, d in rows), dtype=np.float32).reshape(len(rows), dim)
+            if rows
+            else np.zeros((0, dim), dtype=np.float32)
+        )
+        with self._lock:
+            self._data[key] = (version, refs, matrix)
+        return refs, matrix
+
+
+_VECTORS = _VectorCache()
+
+
+def _top(refs: npt.NDArray[np.int64], matrix: Vectors, query: Vectors, n: int) -> dict[int, float]:
+    if len(refs) == 0:
+        return {}
+    sims = matrix @ query
+    n = min(n, len(sims))
+    idx = np.argpartition(-sims, n - 1)[:n]
+    return {int(refs[i]): float(sims[i]) for i in idx}
+
+
+class RecallOps:
+    """The recall of a :class:`~turngraph.Memory`."""
+
+    name: str
+    _store: Store
+    _id: int
+
+    @property
+    def embedder(self) -> Embedder | None:  # provided by Memory
+        raise NotImplementedError
+
+    def recall(
+        self,
+        query: str | None = None,
+        *,
+        k: int = 10,
+        mode: str = "hybrid",
+        include: Sequence[str] = ("entities", "passages"),
+        session_id: str | None = None,
+        category: str | None = None,
+        tags: Sequence[str] | None = None,
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
+        entity: str | None = None,
+        as_of: datetime | str | None = None,
+        labels: Sequence[str] | None = None,
+        max_entities: int | None = None,
+        max_relationships: int | None = None,
+        max_snippets: int | None = None,
+    ) -> RecallResult:
+        """Recall what the memory knows, bounded. With a query: semantic recall, entity-first
+        (``mode``: hybrid, lexical, dense, graph). Without: structural recall by the filters.
+
+        Filters (category, tags, time range, session, labels, entity, as_of) apply in both.
+        ``k`` hits (default 10, at most 50); ceilings for entities (10, at most 50),
+        relationships (20, at most 100) and snippets (10, at most 50); snippets are at most
+        280 characters and flagged ``truncated``. ``truncated`` in the result names every
+        ceiling that cut something.
+        """
+        started = time.perf_counter()
+        if query is not None and (not isinstance(query, str) or not query.strip()):
+            raise ValidationError(
+                "query must be a non-empty string (or None for structural recall)", field="query"
+            )
+        if mode not in MODES:
+            raise ValidationError(f"mode must be one of {', '.join(MODES)}", field="mode")
+        wanted = set(include)
+        if not wanted <= {"entities", "passages"}:
+            raise ValidationError("include takes 'entities' and/or 'passages'", field="include")
+        bounds = _Bounds(
+            _bound(k, "k"),
+            _bound(max_entities, "entities"),
+            _bound(max_relationships, "relationships"),
+            _bound(max_snippets, "snippets"),
+        )
+        at = None if as_of is None else parse_datetime(as_of, field="as_of")
+        lo = None if since is None else parse_datetime(since, field="since")
+        hi = None if until is None else parse_datetime(until, field="until")
+        if at is not None and (hi is None or at < hi):
+            hi = at
+        flt = ObservationFilter(
+            category=None if category is None else str(category).strip().lower(),
+            tags=tuple(normalize_tags(tags, limits=_TAG_LIMITS)) if tags else (),
+            since=lo,
+            until=hi,
+            session_id=session_id,
+            labels=tuple(str(label) for label in labels or ()),
+        )
+        with self._store.read(self._id) as tx:
+            if entity is not None:
+                found = tx.find_entities([name_key(entity)]).get(name_key(entity))
+                if found is None:
+                    return RecallResult(
+                        query=query, mode=mode, took_ms=(time.perf_counter() - started) * 1000
+                    )
+                flt = _replace(flt, entity_id=found.id)
+            if query is None:
+                result = self._structural(tx, flt, bounds, at)
+            else:
+                result = self._semantic(tx, query, mode, flt, bounds, at)
+        if "entities" not in wanted:
+            result = result.model_copy(update={"entities": [], "relationships": []})
+        if "passages" not in wanted:
+            result = result.model_copy(update={"hits": [], "snippets": []})
+        return result.model_copy(update={"took_ms": (time.perf_counter() - started) * 1000})
+
+    # -- semantic --------------------------------------------------------------------------
+
+    def _semantic(
+        self,
+        tx: ReadTx,
+        query: str,
+        mode: str,
+        flt: ObservationFilter,
+        bounds: _Bounds,
+        at: datetime | None,
+    ) -> RecallResult:
+        terms = query_terms(query)
+        embedder = self.embedder if mode in ("hybrid", "dense") else None
+        qvec = embedder.embed([query])[0] if embedder is not None else None
+        # Entities first: those the query spells out, then lexical and dense matches.
+        named = self._named_entities(tx, query)
+        ent_signals: list[tuple[dict[int, float], float]] = []
+        if terms:
+            ent_signals.append((dict(tx.search_text("fts_entities", _fts(terms), limit=50)), 1.0))
+        if qvec is not None and embedder is not None:
+            refs, matrix = _VECTORS.get(self._store, tx, "entity", embedder.dimension)
+            ent_signals.append((_top(refs, matrix, qvec, 50), W_DENSE))
+        ent_scores = _fuse(ent_signals)
+        for entity in named:
+            ent_scores[entity.id] = max(ent_scores.values(), default=0.0) + EXACT_ENTITY
+        # Passages.
+        lexical: dict[int, float] = {}
+        dense: dict[int, float] = {}
+        if mode in ("hybrid", "lexical") and terms:
+            for oid, score in tx.search_text(
+                "fts_observations", _fts(terms, "title content"), limit=POOL
+            ):
+                lexical[oid] = lexical.get(oid, 0.0) + score
+            for oid, score in tx.search_text(
+                "fts_observations", _fts(terms, "context"), limit=POOL
+            ):
+                lexical[oid] = lexical.get(oid, 0.0) + W_CONTEXT * score
+        if qvec is not None and embedder is not None:
+            refs, matrix = _VECTORS.get(self._store, tx, "observation", embedder.dimension)
+            dense = _top(refs, matrix, qvec, POOL)
+        top_entities = sorted(ent_scores, key=lambda e: -ent_scores[e])[:5]
+        lifted = _entity_lift(tx, top_entities, ent_scores, named)
+        signals: list[tuple[dict[int, float], float]] = [(lexical, 1.0), (dense, W_DENSE)]
+        if mode == "graph":
+            signals = []
+        fused = _fuse(signals)
+        for oid, lift in lifted.items():
+            fused[oid] = fused.get(oid, min(fused.values(), default=0.0)) + W_ENTITY * lift
+        candidates = list(fused)
+        allowed = set(
+            tx.filter_observations(_replace(flt, ids=tuple(candidates)), limit=len(candidates) or 1)
+        )
+        turns = tx.turns_for_observations([c for c in candidates if c in allowed])
+        speakers = {e.key for e in named}
+        for oid, turn in turns.items():
+            if turn.speaker and name_key(turn.speaker) in speakers:
+                fused[oid] += W_SPEAKER
+        ranked = sorted((c for c in candidates if c in allowed), key=lambda c: -fused[c])
+        attributes = self._attribute_hits(tx, terms, at, flt) if mode != "dense" else []
+        return self._assemble(tx, query, mode, ranked, fused, turns, attributes, ent_scores, bounds)
+
+    def _named_entities(self, tx: ReadTx, query: str) -> list[EntityRow]:
+        words = _WORD.findall(query)
+        keys: list[str] = []
+        for size in (4, 3, 2, 1):
+            for i in range(len(words) - size + 1):
+                phrase = " ".join(words[i : i + size])
+                if size == 1 and (phrase.lower() in QUESTION_STOPWORDS or len(phrase) < 2):
+                    continue
+                keys.append(name_key(re.sub(r"'s$", "", phrase)))
+        found = tx.find_entities(keys)
+        unique: dict[int, EntityRow] = {}
+        for key in keys:
+            if key in found:
+                unique.setdefault(found[key].id, found[key])
+        return list(unique.values())
+
+    def _attribute_hits(
+        self, tx: ReadTx, terms: Sequence[str], at: datetime | None, flt: ObservationFilter
+    ) -> list[tuple[AttributeRow, float]]:
+        if not terms:
+            return []
+        matches = tx.search_text("fts_attributes", _fts(terms), limit=50)
+        rows = tx.attributes_by_rowid([r for r, _ in matches])
+        out: list[tuple[AttributeRow, float]] = []
+        for rowid, score in matches:
+            row = rows.get(rowid)
+            if row is None:
+                continue
+            if at is None and row.valid_until is not None:
+                continue
+            if at is not None and not (
+                row.valid_from <= at and (row.valid_until is None or row.valid_until > at)
+            ):
+                continue
+            out.append((row, score))
+        if flt != ObservationFilter() and out:
+            allowed = set(
+                tx.filter_observations(
+                    _replace(flt, ids=tuple(r.observation_id for r, _ in out)), limit=len(out)
+                )
+            )
+            out = [(r, s) for r, s in out if r.observation_id in allowed]
+        return out
+
+    # -- structural ------------------------------------------------------------------------
+
+    def _structural(
+        self, tx: ReadTx, flt: ObservationFilter, bounds: _Bounds, at: datetime | None
+    ) -> RecallResult:
+        ids = tx.filter_observations(flt, limit=bounds.k + 1)
+        more = len(ids) > bounds.k
+        ids = ids[: bounds.k]
+        turns = tx.turns_for_observations(ids)
+        links = tx.links_for_observations(ids)
+        counts: dict[int, float] = {}
+        for oid in ids:
+            for entity_id in links.get(oid, []):
+                counts[entity_id] = counts.get(entity_id, 0.0) + 1.0
+        scores = {oid: 1.0 / (rank + 1) for rank, oid in enumerate(ids)}
+        result = self._assemble(tx, None, "structural", ids, scores, turns, [], counts, bounds)
+        if more:
+            result = result.model_copy(
+                update={
+                    "truncated": [
+                        *result.truncated,
+                        f"hits: more observations match; showing the newest {bounds.k}",
+                    ]
+                }
+            )
+        return result
+
+    # -- assembly --------------------------------------------------------------------------
+
+    def _assemble(
+        self,
+        tx: ReadTx,
+        query: str | None,
+        mode: str,
+        ranked: Sequence[int],
+        scores: dict[int, float],
+        turns: dict[int, TurnRow],
+        attributes: Sequence[tuple[AttributeRow, float]],
+        ent_scores: dict[int, float],
+        bounds: _Bounds,
+    ) -> RecallResult:
+        cut: list[str] = []
+        observations = {o.id: o for o in tx.get_observations(list(ranked[: bounds.k]))}
+        hits: list[Hit] = []
+        for oid in ranked[: bounds.k]:
+            obs = observations.get(oid)
+            if obs is not None:
+                hits.append(_hit(obs, turns.get(oid), scores[oid]))
+        if attributes:
+            top = max(scores.values(), default=1.0)
+            best = max(s for _, s in attributes)
+            for row, score in attributes[:5]:
+                hits.append(
+                    Hit(
+                        id=row.id,
+                        kind="attribute",
+                        text=f"{row.entity_name} {row.key.replace('_', ' ')}: {row.value}",
+                        score=round(top * 0.9 * score / best, 6),
+                        observed_at=row.valid_from,
+                        source=Source(slug=row.source_slug or "", turn_id=row.source_turn),
+                    )
+                )
+            hits.sort(key=lambda h: -h.score)
+        if len(ranked) > bounds.k:
+            cut.append(f"hits: {len(ranked)} candidates, {bounds.k} returned (k)")
+        hits = hits[: bounds.k]
+        # Entities: those the query ranked, else those the top passages mention.
+        if not ent_scores:
+            links = tx.links_for_observations(list(ranked[: bounds.k]))
+            for oid in ranked[: bounds.k]:
+                for entity_id in links.get(oid, []):
+                    ent_scores[entity_id] = ent_scores.get(entity_id, 0.0) + scores[oid]
+        ordered = sorted(ent_scores, key=lambda e: -ent_scores[e])
+        if len(ordered) > bounds.entities:
+            cut.append(
+                f"entities: {len(ordered)} matched, {bounds.entities} returned (max_entities)"
+            )
+        rows = tx.get_entities(ordered[: bounds.entities])
+        entities = [
+            RecalledEntity(
+                name=rows[e].name,
+                type=rows[e].type,
+                description=rows[e].description,
+                degree=rows[e].degree,
+                score=round(ent_scores[e], 6),
+            )
+            for e in ordered[: bounds.entities]
+            if e in rows
+        ]
+        rels = tx.relationships_among(list(rows), limit=bounds.relationships + 1)
+        if len(rels) > bounds.relationships:
+            cut.append(
+                f"relationships: more than {bounds.relationships} among the returned "
+                "entities (max_relationships)"
+            )
+        snippets: list[Snippet] = []
+        by_slug = {o.slug: o for o in observations.values()}
+        seen: set[str] = set()
+        for hit in hits:
+            if hit.kind == "attribute" or hit.source.slug in seen:
+                continue
+            seen.add(hit.source.slug)
+            if len(snippets) == bounds.snippets:
+                cut.append(
+                    f"snippets: more than {bounds.snippets} source observations (max_snippets)"
+                )
+                break
+            snippets.append(_snippet(by_slug[hit.source.slug], hit))
+        return RecallResult(
+            query=query,
+            mode=mode,
+            entities=entities,
+            relationships=[graph.to_relationship(r) for r in rels[: bounds.relationships]],
+            snippets=snippets,
+            hits=hits,
+            truncated=cut,
+        )
+
+
+_TAG_LIMITS = Limits()
+
+
+def _replace(flt: ObservationFilter, **changes: Any) -> ObservationFilter:
+    return replace(flt, **changes)
+
+
+def _entity_lift(
+    tx: ReadTx, top: Sequence[int], scores: dict[int, float], named: Iterable[EntityRow]
+) -> dict[int, float]:
+    """How much each observation is lifted by the entities it mentions (0..1 per entity)."""
+    if not top:
+        return {}
+    best = max(scores[e] for e in top) or 1.0
+    named_ids = {e.id for e in named}
+    lifted: dict[int, float] = {}
+    for entity_id, obs_ids in tx.observations_for_entities(top, limit=ENTITY_FANOUT).items():
+        weight = 1.0 if entity_id in named_ids else max(scores[entity_id] / best, 0.0)
+        for oid in obs_ids:
+            lifted[oid] = lifted.get(oid, 0.0) + weight
+    return lifted
+
+
+def _source(obs: ObservationRow, turn: TurnRow | None) -> Source:
+    if turn is None:
+        return Source(slug=obs.slug)
+    return Source(
+        slug=obs.slug,
+        turn_id=turn.id,
+        session_id=turn.session_id,
+        seq=turn.seq,
+        role=turn.role,
+        speaker=turn.speaker,
+    )
+
+
+def _hit(obs: ObservationRow, turn: TurnRow | None, score: float) -> Hit:
+    text = obs.content if turn is not None else f"{obs.title}: {obs.content}"
+    if len(text) > SNIPPET_CHARS:
+        text = text[: SNIPPET_CHARS - 1].rstrip() + "\u2026"
+    return Hit(
+        id=turn.id if turn else f"observation:{obs.slug}",
+        kind="turn" if turn else "observation",
+        text=text,
+        score=round(score, 6),
+        observed_at=obs.observed_at,
+        source=_source(obs, turn),
+    )
+
+
+def _snippet(obs: ObservationRow, hit: Hit) -> Snippet:
+    truncated = len(obs.content) > SNIPPET_CHARS
+    text = obs.content if not truncated else obs.content[: SNIPPET_CHARS - 1].rstrip() + "\u2026"
+    return Snippet(
+        slug=obs.slug,
+        title=obs.title,
+        text=text,
+        truncated=truncated,
+        observed_at=obs.observed_at,
+        category=obs.category,
+        source=hit.source,
+        score=hit.score,
+    )
