@@ -26,9 +26,6 @@ from turngraph.extract.base import Extractor
 from turngraph.extract.rules import RuleExtractor
 from turngraph.files import FileOps
 from turngraph.merging import MergeOps
-from turngraph.recall.embed import Embedder, embedder_for
-from turngraph.recall.index import refresh_vectors
-from turngraph.recall.search import RecallOps
 from turngraph.models import (
     DeleteResult,
     Entity,
@@ -39,6 +36,9 @@ from turngraph.models import (
     Visibility,
     WriteResult,
 )
+from turngraph.recall.embed import Embedder, embedder_for
+from turngraph.recall.index import refresh_vectors
+from turngraph.recall.search import RecallOps
 from turngraph.reconcile import repair_chain
 from turngraph.state import StateOps
 from turngraph.store.base import (

@@ -48,6 +48,8 @@ W_CONTEXT = 0.6  # BM25 of the turn's window, added to BM25 of the turn itself
 W_DENSE = 1.0
 W_ENTITY = 0.8  # linked to an entity the query names or matches
 W_SPEAKER = 0.5  # said by a person the query names
+W_SESSION = 0.15  # the turn's session matches the query as a whole (summed BM25)
+W_WINDOW = 0.5  # dense similarity of the turn's window, added to the turn's own
 EXACT_ENTITY = 3.0  # entity score bonus for a name the query spells out
 ENTITY_FANOUT = 200  # observations taken per top entity
 _WORD = re.compile(r"[\w'-]+")
@@ -268,7 +270,7 @@ class RecallOps:
         dense: dict[int, float] = {}
         if mode in ("hybrid", "lexical") and terms:
             for oid, score in tx.search_text(
-                "fts_observations", _fts(terms, "title content"), limit=POOL
+                "fts_observations", _fts(terms, "content"), limit=POOL
             ):
                 lexical[oid] = lexical.get(oid, 0.0) + score
             for oid, score in tx.search_text(
@@ -276,8 +278,7 @@ class RecallOps:
             ):
                 lexical[oid] = lexical.get(oid, 0.0) + W_CONTEXT * score
         if qvec is not None and embedder is not None:
-            refs, matrix = _VECTORS.get(self._store, tx, "observation", embedder.dimension)
-            dense = _top(refs, matrix, qvec, POOL)
+            dense = self._dense(tx, embedder, qvec)
         top_entities = sorted(ent_scores, key=lambda e: -ent_scores[e])[:5]
         lifted = _entity_lift(tx, top_entities, ent_scores, named)
         signals: list[tuple[dict[int, float], float]] = [(lexical, 1.0), (dense, W_DENSE)]
@@ -290,14 +291,41 @@ class RecallOps:
         allowed = set(
             tx.filter_observations(_replace(flt, ids=tuple(candidates)), limit=len(candidates) or 1)
         )
-        turns = tx.turns_for_observations([c for c in candidates if c in allowed])
+        keys = tx.turn_keys([c for c in candidates if c in allowed])
         speakers = {e.key for e in named}
-        for oid, turn in turns.items():
-            if turn.speaker and name_key(turn.speaker) in speakers:
+        sessions: dict[str, float] = {}
+        for oid, (session_id, _) in keys.items():
+            sessions[session_id] = sessions.get(session_id, 0.0) + lexical.get(oid, 0.0)
+        order = {sid: i for i, sid in enumerate(sessions)}
+        session_z = _z({order[sid]: score for sid, score in sessions.items()})
+        for oid, (session_id, speaker) in keys.items():
+            if speaker and name_key(speaker) in speakers:
                 fused[oid] += W_SPEAKER
+            fused[oid] += W_SESSION * session_z.get(order[session_id], 0.0)
         ranked = sorted((c for c in candidates if c in allowed), key=lambda c: -fused[c])
+        turns = tx.turns_for_observations(ranked[: bounds.k])
         attributes = self._attribute_hits(tx, terms, at, flt) if mode != "dense" else []
         return self._assemble(tx, query, mode, ranked, fused, turns, attributes, ent_scores, bounds)
+
+    def _dense(self, tx: ReadTx, embedder: Embedder, qvec: Vectors) -> dict[int, float]:
+        """Similarity of each observation, plus W_WINDOW x that of its conversational window."""
+        refs, matrix = _VECTORS.get(self._store, tx, "observation", embedder.dimension)
+        if len(refs) == 0:
+            return {}
+        sims = matrix @ qvec
+        wrefs, wmatrix = _VECTORS.get(self._store, tx, "window", embedder.dimension)
+        if len(wrefs):
+            wsims = wmatrix @ qvec
+            if len(wrefs) == len(refs) and np.array_equal(wrefs, refs):
+                sims = sims + W_WINDOW * wsims
+            else:
+                pos = np.searchsorted(wrefs, refs)
+                pos[pos >= len(wrefs)] = 0
+                hit = wrefs[pos] == refs
+                sims = sims + W_WINDOW * np.where(hit, wsims[pos], 0.0)
+        n = min(POOL, len(sims))
+        idx = np.argpartition(-sims, n - 1)[:n]
+        return {int(refs[i]): float(sims[i]) for i in idx}
 
     def _named_entities(self, tx: ReadTx, query: str) -> list[EntityRow]:
         words = _WORD.findall(query)

@@ -595,6 +595,7 @@ class SQLiteReadTx:
             "  FROM observations o JOIN turns t ON t.observation_id = o.id WHERE o.id = q.ref) "
             "WHEN 'entity' THEN (SELECT name || ': ' || description FROM entities "
             "  WHERE id = q.ref) "
+            "WHEN 'window' THEN (SELECT context FROM fts_observations WHERE rowid = q.ref) "
             "ELSE (SELECT text FROM fts_attributes WHERE rowid = q.ref) END, "
             "(SELECT title || char(10) || content FROM observations WHERE id = q.ref "
             "  AND q.kind = 'observation') "
@@ -621,6 +622,17 @@ class SQLiteReadTx:
             ):
                 row = _turn(r)
                 out[row.observation_id] = row
+        return out
+
+    def turn_keys(self, ids: Sequence[int]) -> dict[int, tuple[str, str | None]]:
+        out: dict[int, tuple[str, str | None]] = {}
+        for batch in _chunks(ids):
+            for obs_id, session_id, speaker in self._all(
+                "SELECT observation_id, session_id, speaker FROM turns "
+                f"WHERE observation_id IN ({_placeholders(len(batch))})",
+                batch,
+            ):
+                out[obs_id] = (session_id, speaker)
         return out
 
     def links_for_observations(self, ids: Sequence[int]) -> dict[int, list[int]]:

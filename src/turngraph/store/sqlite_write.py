@@ -619,5 +619,11 @@ class SQLiteTx(SQLiteReadTx):
             (kind, ref, self.memory_id, data),
         )
 
+    def enqueue(self, kind: str, ref: int) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO index_queue (kind, ref, memory_id) VALUES (?,?,?)",
+            (kind, ref, self.memory_id),
+        )
+
     def dequeue(self, kind: str, ref: int) -> None:
         self.conn.execute("DELETE FROM index_queue WHERE kind=? AND ref=?", (kind, ref))

@@ -40,8 +40,8 @@ CREATE TRIGGER observations_index_update AFTER UPDATE OF title, content ON obser
 END;
 CREATE TRIGGER observations_index_delete AFTER DELETE ON observations BEGIN
     DELETE FROM fts_observations WHERE rowid = old.id;
-    DELETE FROM vectors WHERE kind = 'observation' AND ref = old.id;
-    DELETE FROM index_queue WHERE kind = 'observation' AND ref = old.id;
+    DELETE FROM vectors WHERE kind IN ('observation', 'window') AND ref = old.id;
+    DELETE FROM index_queue WHERE kind IN ('observation', 'window') AND ref = old.id;
 END;
 
 CREATE TRIGGER entities_index_insert AFTER INSERT ON entities BEGIN
