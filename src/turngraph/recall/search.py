@@ -44,14 +44,18 @@ MAXIMA = {"k": 50, "entities": 50, "relationships": 100, "snippets": 50}
 SNIPPET_CHARS = 280
 POOL = 300  # candidates per signal
 # Fusion weights (z-score units).
-W_CONTEXT = 0.6  # BM25 of the turn's window, added to BM25 of the turn itself
-W_DENSE = 1.0
+W_CONTEXT = 1.0  # BM25 of the turn's window, added to BM25 of the turn itself
+W_DENSE = 0.7
 W_ENTITY = 0.8  # linked to an entity the query names or matches
-W_SPEAKER = 0.5  # said by a person the query names
+W_SPEAKER = 2.0  # said by a person the query names
 W_SESSION = 0.15  # the turn's session matches the query as a whole (summed BM25)
 W_WINDOW = 0.5  # dense similarity of the turn's window, added to the turn's own
 EXACT_ENTITY = 3.0  # entity score bonus for a name the query spells out
 ENTITY_FANOUT = 200  # observations taken per top entity
+ATTRIBUTE_HITS = 5  # attribute facts among the hits, at most
+NEIGHBOUR_SEEDS = 3  # top entities whose related entities join the ranking
+NEIGHBOURS = 10
+NEIGHBOUR_DECAY = 0.5
 _WORD = re.compile(r"[\w'-]+")
 
 
@@ -79,7 +83,11 @@ def query_terms(text: str) -> list[str]:
     seen: list[str] = []
     for word in _WORD.findall(text.lower()):
         word = word.strip("'-")
-        if len(word) > 1 and word not in QUESTION_STOPWORDS and word not in seen:
+        if (
+            (len(word) > 1 or word.isdigit())
+            and word not in QUESTION_STOPWORDS
+            and word not in seen
+        ):
             seen.append(word)
     return seen
 
@@ -252,12 +260,13 @@ class RecallOps:
         at: datetime | None,
     ) -> RecallResult:
         terms = query_terms(query)
-        embedder = self.embedder if mode in ("hybrid", "dense") else None
+        embedder = self.embedder if mode in ("hybrid", "dense", "graph") else None
         qvec = embedder.embed([query])[0] if embedder is not None else None
         # Entities first: those the query spells out, then lexical and dense matches.
-        named = self._named_entities(tx, query)
+        # Dense mode is the embedder alone: no names, no lexical matches, no graph lift.
+        named = self._named_entities(tx, query) if mode != "dense" else []
         ent_signals: list[tuple[dict[int, float], float]] = []
-        if terms:
+        if terms and mode != "dense":
             ent_signals.append((dict(tx.search_text("fts_entities", _fts(terms), limit=50)), 1.0))
         if qvec is not None and embedder is not None:
             refs, matrix = _VECTORS.get(self._store, tx, "entity", embedder.dimension)
@@ -280,7 +289,7 @@ class RecallOps:
         if qvec is not None and embedder is not None:
             dense = self._dense(tx, embedder, qvec)
         top_entities = sorted(ent_scores, key=lambda e: -ent_scores[e])[:5]
-        lifted = _entity_lift(tx, top_entities, ent_scores, named)
+        lifted = _entity_lift(tx, top_entities, ent_scores, named) if mode != "dense" else {}
         signals: list[tuple[dict[int, float], float]] = [(lexical, 1.0), (dense, W_DENSE)]
         if mode == "graph":
             signals = []
@@ -305,6 +314,7 @@ class RecallOps:
         ranked = sorted((c for c in candidates if c in allowed), key=lambda c: -fused[c])
         turns = tx.turns_for_observations(ranked[: bounds.k])
         attributes = self._attribute_hits(tx, terms, at, flt) if mode != "dense" else []
+        _expand_neighbours(tx, ent_scores)
         return self._assemble(tx, query, mode, ranked, fused, turns, attributes, ent_scores, bounds)
 
     def _dense(self, tx: ReadTx, embedder: Embedder, qvec: Vectors) -> dict[int, float]:
@@ -419,24 +429,24 @@ class RecallOps:
             obs = observations.get(oid)
             if obs is not None:
                 hits.append(_hit(obs, turns.get(oid), scores[oid]))
-        if attributes:
-            top = max(scores.values(), default=1.0)
-            best = max(s for _, s in attributes)
-            for row, score in attributes[:5]:
-                hits.append(
-                    Hit(
-                        id=row.id,
-                        kind="attribute",
-                        text=f"{row.entity_name} {row.key.replace('_', ' ')}: {row.value}",
-                        score=round(top * 0.9 * score / best, 6),
-                        observed_at=row.valid_from,
-                        source=Source(slug=row.source_slug or "", turn_id=row.source_turn),
-                    )
-                )
-            hits.sort(key=lambda h: -h.score)
         if len(ranked) > bounds.k:
             cut.append(f"hits: {len(ranked)} candidates, {bounds.k} returned (k)")
         hits = hits[: bounds.k]
+        # Attribute facts the query matched follow the passages (they never displace one),
+        # each citing the turn or observation it came from.
+        shown = {h.source.slug for h in hits}
+        facts = [(row, score) for row, score in attributes if row.source_slug not in shown]
+        for row, score in facts[:ATTRIBUTE_HITS]:
+            hits.append(
+                Hit(
+                    id=row.id,
+                    kind="attribute",
+                    text=f"{row.entity_name} {row.key.replace('_', ' ')}: {row.value}",
+                    score=round(score, 6),
+                    observed_at=row.valid_from,
+                    source=Source(slug=row.source_slug or "", turn_id=row.source_turn),
+                )
+            )
         # Entities: those the query ranked, else those the top passages mention.
         if not ent_scores:
             links = tx.links_for_observations(list(ranked[: bounds.k]))
@@ -513,6 +523,21 @@ def _entity_lift(
     return lifted
 
 
+def _expand_neighbours(tx: ReadTx, scores: dict[int, float]) -> None:
+    """Entity-primary: the best entities bring the entities they are related to (scored
+    below them), so recalling a person surfaces their organizations and projects."""
+    if not scores:
+        return
+    floor = min(scores.values())
+    for entity_id in sorted(scores, key=lambda e: -scores[e])[:NEIGHBOUR_SEEDS]:
+        rels, _ = tx.entity_relationships(entity_id, limit=NEIGHBOURS)
+        for rel in rels:
+            other = rel.target_id if rel.source_id == entity_id else rel.source_id
+            decayed = floor + NEIGHBOUR_DECAY * (scores[entity_id] - floor)
+            if decayed > scores.get(other, float("-inf")):
+                scores[other] = decayed
+
+
 def _source(obs: ObservationRow, turn: TurnRow | None) -> Source:
     if turn is None:
         return Source(slug=obs.slug)
@@ -527,7 +552,7 @@ def _source(obs: ObservationRow, turn: TurnRow | None) -> Source:
 
 
 def _hit(obs: ObservationRow, turn: TurnRow | None, score: float) -> Hit:
-    text = obs.content if turn is not None else f"{obs.title}: {obs.content}"
+    text = obs.content
     if len(text) > SNIPPET_CHARS:
         text = text[: SNIPPET_CHARS - 1].rstrip() + "\u2026"
     return Hit(

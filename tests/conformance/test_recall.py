@@ -1,0 +1,189 @@
+"""Recall: ranking invariants, ceilings, filters, and nothing deleted ever coming back."""
+
+from __future__ import annotations
+
+import hypothesis.strategies as st
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import turngraph
+
+from .helpers import entity, rel
+
+
+@pytest.fixture
+def team(mem: turngraph.Memory) -> turngraph.Memory:
+    mem.add_observation(
+        title="Falcon kickoff",
+        content="Alice leads Project Falcon, the billing migration for Acme Corp.",
+        category="meeting",
+        tags=["falcon", "acme"],
+        observed_at="2024-03-01T10:00:00Z",
+        entities=[
+            entity("Alice", "Engineering lead for the billing migration"),
+            entity("Project Falcon", "Migration of billing to the new ledger", type="project"),
+            entity("Acme Corp", "Customer whose billing moves to the new ledger",
+                   type="organization"),
+        ],
+        relationships=[rel("Alice", "leads", "Project Falcon"),
+                       rel("Project Falcon", "serves", "Acme Corp")],
+    )
+    mem.add_observation(
+        title="Budget review",
+        content="The quarterly budget review moved the design system work to next quarter.",
+        category="meeting",
+        tags=["budget"],
+        observed_at="2024-04-15T10:00:00Z",
+        entities=[entity("Design system", "Shared UI components for all products",
+                         type="project")],
+    )
+    mem.add_observation(
+        title="Hiking note",
+        content="Bob went hiking in the Alps and saw ibex near the glacier.",
+        category="personal",
+        observed_at="2024-05-01T10:00:00Z",
+        entities=[entity("Bob", "Colleague on the platform team")],
+    )
+    return mem
+
+
+def test_an_exact_entity_name_ranks_first_and_brings_its_subgraph(
+    team: turngraph.Memory,
+) -> None:
+    rc = team.recall("Alice")
+    assert rc.entities[0].name == "Alice"
+    names = [e.name for e in rc.entities]
+    # Recalling a person surfaces the project she leads and, through it, the customer.
+    assert "Project Falcon" in names
+    assert ("Alice", "leads", "Project Falcon") in {
+        (r.source, r.type, r.target) for r in rc.relationships
+    }
+    assert rc.hits[0].source.slug == "falcon-kickoff"
+    assert rc.snippets[0].slug == "falcon-kickoff"
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "lexical", "dense", "graph"])
+def test_every_mode_finds_the_obvious_passage(team: turngraph.Memory, mode: str) -> None:
+    query = {"graph": "Bob", "dense": "mountain walk with wild goats"}.get(
+        mode, "glacier hiking"
+    )
+    rc = team.recall(query, mode=mode)
+    assert rc.mode == mode
+    assert rc.hits
+    assert rc.hits[0].source.slug == "hiking-note"
+
+
+def test_filters_exclude_what_they_should(team: turngraph.Memory) -> None:
+    def slugs(rc: turngraph.RecallResult) -> set[str]:
+        return {h.source.slug for h in rc.hits}
+
+    assert slugs(team.recall("review migration budget", category="personal")) <= {"hiking-note"}
+    assert slugs(team.recall("billing migration", tags=["budget"])) <= {"budget-review"}
+    assert slugs(team.recall("migration", since="2024-04-01T00:00:00Z")) <= {
+        "budget-review", "hiking-note"}
+    assert slugs(team.recall("migration", until="2024-03-31T00:00:00Z")) <= {"falcon-kickoff"}
+    assert slugs(team.recall("migration", as_of="2024-03-02T00:00:00Z")) <= {"falcon-kickoff"}
+    assert slugs(team.recall("hiking", entity="Alice")) <= {"falcon-kickoff"}
+    assert team.recall("anything", entity="Nobody").hits == []
+    structural = team.recall(category="meeting")
+    assert [h.source.slug for h in structural.hits] == ["budget-review", "falcon-kickoff"]
+    assert structural.mode == "structural"
+    assert {e.name for e in structural.entities} >= {"Alice", "Design system"}
+
+
+def test_sessions_and_labels_filter_turns(mem: turngraph.Memory) -> None:
+    a = mem.remember("We should paint the garage blue.", speaker="Ana", labels=["team=home"])
+    b = mem.remember("The garage roof leaks again.", speaker="Ana")
+    in_a = mem.recall("garage", session_id=a.session_id)
+    assert {h.source.turn_id for h in in_a.hits} == {a.turn_id}
+    labelled = mem.recall("garage", labels=["team=home"])
+    assert {h.source.turn_id for h in labelled.hits} == {a.turn_id}
+    both = mem.recall("garage")
+    assert {h.source.turn_id for h in both.hits} >= {a.turn_id, b.turn_id}
+    hit = next(h for h in both.hits if h.source.turn_id == b.turn_id)
+    assert (hit.kind, hit.source.session_id, hit.source.seq, hit.source.speaker) == (
+        "turn", b.session_id, 1, "Ana")
+
+
+def test_deleted_observations_and_sessions_never_come_back(team: turngraph.Memory) -> None:
+    team.delete_observation("hiking-note")
+    for mode in ("hybrid", "lexical", "dense", "graph"):
+        rc = team.recall("Bob hiking glacier Alps ibex", mode=mode)
+        assert "hiking-note" not in {h.source.slug for h in rc.hits}
+        assert "Bob" not in {e.name for e in rc.entities}
+    r = team.remember("The secret launch code is pineapple.", speaker="Zed")
+    assert team.recall("pineapple launch code").hits[0].source.turn_id == r.turn_id
+    team.delete_session(r.session_id)
+    for mode in ("hybrid", "lexical", "dense"):
+        rc = team.recall("pineapple launch code", mode=mode)
+        assert r.turn_id not in {h.source.turn_id for h in rc.hits}
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    k=st.integers(1, 80),
+    ents=st.one_of(st.none(), st.integers(1, 80)),
+    rels=st.one_of(st.none(), st.integers(1, 200)),
+    snips=st.one_of(st.none(), st.integers(1, 80)),
+)
+def test_ceilings_hold_for_any_k(
+    big: turngraph.Memory, k: int, ents: int | None, rels: int | None, snips: int | None
+) -> None:
+    rc = big.recall("project update", k=k, max_entities=ents, max_relationships=rels,
+                    max_snippets=snips)
+    passages = [h for h in rc.hits if h.kind != "attribute"]
+    assert len(passages) <= min(k, 50)
+    assert len(rc.entities) <= min(ents or 10, 50)
+    assert len(rc.relationships) <= min(rels or 20, 100)
+    assert len(rc.snippets) <= min(snips or 10, 50)
+    assert all(len(s.text) <= 280 for s in rc.snippets)
+    assert all(len(h.text) <= 280 for h in rc.hits)
+    if len(passages) < min(k, 50) and len(rc.snippets) < min(snips or 10, 50):
+        assert not any(t.startswith(("hits", "snippets")) for t in rc.truncated)
+
+
+@pytest.fixture
+def big(db: turngraph.Database) -> turngraph.Memory:
+    mem = db.create_memory("big", retrieval={"embedder": "none"})
+    for i in range(70):
+        mem.add_observation(
+            title=f"Project update {i}",
+            content=f"Project update {i}: milestone {i} shipped. " + "Details follow. " * 30,
+            entities=[entity(f"Project {i}", f"Project number {i}", type="project"),
+                      entity("Hub", "The team every project reports to", type="team")],
+            relationships=[rel(f"Project {i}", "reports_to", "Hub")],
+        )
+    return mem
+
+
+def test_cut_results_say_so_and_long_snippets_point_to_their_slug(big: turngraph.Memory) -> None:
+    rc = big.recall("project update milestone", k=5, max_entities=3, max_snippets=2)
+    assert any(t.startswith("hits") for t in rc.truncated)
+    assert any(t.startswith("entities") for t in rc.truncated)
+    assert any(t.startswith("snippets") for t in rc.truncated)
+    snippet = rc.snippets[0]
+    assert snippet.truncated
+    assert snippet.text.endswith("\u2026")
+    full = big.get_observation(snippet.slug)
+    assert len(full.content) > len(snippet.text)
+    assert full.content.startswith(snippet.text[:-1])
+
+
+def test_a_lexical_only_memory_recalls_without_vectors(big: turngraph.Memory) -> None:
+    assert big.embedder is None
+    assert big.recall("milestone 7 shipped", mode="lexical").hits[0].source.slug == (
+        "project-update-7")
+    assert big.recall("milestone 7 shipped", mode="dense").hits == []
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [({"k": 0}, "k"), ({"mode": "vector"}, "mode"), ({"max_entities": -1}, "max_entities"),
+     ({"since": "soon"}, "since"), ({"include": ["facts"]}, "include")],
+)
+def test_bad_recall_arguments_are_rejected(
+    team: turngraph.Memory, kwargs: dict[str, object], field: str
+) -> None:
+    with pytest.raises(turngraph.ValidationError) as err:
+        team.recall("Alice", **kwargs)  # type: ignore[arg-type]
+    assert err.value.field == field
