@@ -22,11 +22,14 @@ def team(mem: turngraph.Memory) -> turngraph.Memory:
         entities=[
             entity("Alice", "Engineering lead for the billing migration"),
             entity("Project Falcon", "Migration of billing to the new ledger", type="project"),
-            entity("Acme Corp", "Customer whose billing moves to the new ledger",
-                   type="organization"),
+            entity(
+                "Acme Corp", "Customer whose billing moves to the new ledger", type="organization"
+            ),
         ],
-        relationships=[rel("Alice", "leads", "Project Falcon"),
-                       rel("Project Falcon", "serves", "Acme Corp")],
+        relationships=[
+            rel("Alice", "leads", "Project Falcon"),
+            rel("Project Falcon", "serves", "Acme Corp"),
+        ],
     )
     mem.add_observation(
         title="Budget review",
@@ -34,8 +37,7 @@ def team(mem: turngraph.Memory) -> turngraph.Memory:
         category="meeting",
         tags=["budget"],
         observed_at="2024-04-15T10:00:00Z",
-        entities=[entity("Design system", "Shared UI components for all products",
-                         type="project")],
+        entities=[entity("Design system", "Shared UI components for all products", type="project")],
     )
     mem.add_observation(
         title="Hiking note",
@@ -64,9 +66,7 @@ def test_an_exact_entity_name_ranks_first_and_brings_its_subgraph(
 
 @pytest.mark.parametrize("mode", ["hybrid", "lexical", "dense", "graph"])
 def test_every_mode_finds_the_obvious_passage(team: turngraph.Memory, mode: str) -> None:
-    query = {"graph": "Bob", "dense": "mountain walk with wild goats"}.get(
-        mode, "glacier hiking"
-    )
+    query = {"graph": "Bob", "dense": "mountain walk with wild goats"}.get(mode, "glacier hiking")
     rc = team.recall(query, mode=mode)
     assert rc.mode == mode
     assert rc.hits
@@ -80,7 +80,9 @@ def test_filters_exclude_what_they_should(team: turngraph.Memory) -> None:
     assert slugs(team.recall("review migration budget", category="personal")) <= {"hiking-note"}
     assert slugs(team.recall("billing migration", tags=["budget"])) <= {"budget-review"}
     assert slugs(team.recall("migration", since="2024-04-01T00:00:00Z")) <= {
-        "budget-review", "hiking-note"}
+        "budget-review",
+        "hiking-note",
+    }
     assert slugs(team.recall("migration", until="2024-03-31T00:00:00Z")) <= {"falcon-kickoff"}
     assert slugs(team.recall("migration", as_of="2024-03-02T00:00:00Z")) <= {"falcon-kickoff"}
     assert slugs(team.recall("hiking", entity="Alice")) <= {"falcon-kickoff"}
@@ -102,7 +104,11 @@ def test_sessions_and_labels_filter_turns(mem: turngraph.Memory) -> None:
     assert {h.source.turn_id for h in both.hits} >= {a.turn_id, b.turn_id}
     hit = next(h for h in both.hits if h.source.turn_id == b.turn_id)
     assert (hit.kind, hit.source.session_id, hit.source.seq, hit.source.speaker) == (
-        "turn", b.session_id, 1, "Ana")
+        "turn",
+        b.session_id,
+        1,
+        "Ana",
+    )
 
 
 def test_deleted_observations_and_sessions_never_come_back(team: turngraph.Memory) -> None:
@@ -119,7 +125,9 @@ def test_deleted_observations_and_sessions_never_come_back(team: turngraph.Memor
         assert r.turn_id not in {h.source.turn_id for h in rc.hits}
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     k=st.integers(1, 80),
     ents=st.one_of(st.none(), st.integers(1, 80)),
@@ -129,8 +137,9 @@ def test_deleted_observations_and_sessions_never_come_back(team: turngraph.Memor
 def test_ceilings_hold_for_any_k(
     big: turngraph.Memory, k: int, ents: int | None, rels: int | None, snips: int | None
 ) -> None:
-    rc = big.recall("project update", k=k, max_entities=ents, max_relationships=rels,
-                    max_snippets=snips)
+    rc = big.recall(
+        "project update", k=k, max_entities=ents, max_relationships=rels, max_snippets=snips
+    )
     passages = [h for h in rc.hits if h.kind != "attribute"]
     assert len(passages) <= min(k, 50)
     assert len(rc.entities) <= min(ents or 10, 50)
@@ -149,8 +158,10 @@ def big(db: turngraph.Database) -> turngraph.Memory:
         mem.add_observation(
             title=f"Project update {i}",
             content=f"Project update {i}: milestone {i} shipped. " + "Details follow. " * 30,
-            entities=[entity(f"Project {i}", f"Project number {i}", type="project"),
-                      entity("Hub", "The team every project reports to", type="team")],
+            entities=[
+                entity(f"Project {i}", f"Project number {i}", type="project"),
+                entity("Hub", "The team every project reports to", type="team"),
+            ],
             relationships=[rel(f"Project {i}", "reports_to", "Hub")],
         )
     return mem
@@ -172,14 +183,20 @@ def test_cut_results_say_so_and_long_snippets_point_to_their_slug(big: turngraph
 def test_a_lexical_only_memory_recalls_without_vectors(big: turngraph.Memory) -> None:
     assert big.embedder is None
     assert big.recall("milestone 7 shipped", mode="lexical").hits[0].source.slug == (
-        "project-update-7")
+        "project-update-7"
+    )
     assert big.recall("milestone 7 shipped", mode="dense").hits == []
 
 
 @pytest.mark.parametrize(
     ("kwargs", "field"),
-    [({"k": 0}, "k"), ({"mode": "vector"}, "mode"), ({"max_entities": -1}, "max_entities"),
-     ({"since": "soon"}, "since"), ({"include": ["facts"]}, "include")],
+    [
+        ({"k": 0}, "k"),
+        ({"mode": "vector"}, "mode"),
+        ({"max_entities": -1}, "max_entities"),
+        ({"since": "soon"}, "since"),
+        ({"include": ["facts"]}, "include"),
+    ],
 )
 def test_bad_recall_arguments_are_rejected(
     team: turngraph.Memory, kwargs: dict[str, object], field: str

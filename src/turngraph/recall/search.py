@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from datetime import datetime
 from typing import Any
 
@@ -294,8 +295,9 @@ class RecallOps:
         if mode == "graph":
             signals = []
         fused = _fuse(signals)
+        floor = min(fused.values(), default=0.0)
         for oid, lift in lifted.items():
-            fused[oid] = fused.get(oid, min(fused.values(), default=0.0)) + W_ENTITY * lift
+            fused[oid] = fused.get(oid, floor) + W_ENTITY * lift
         candidates = list(fused)
         allowed = set(
             tx.filter_observations(_replace(flt, ids=tuple(candidates)), limit=len(candidates) or 1)
@@ -308,7 +310,7 @@ class RecallOps:
         order = {sid: i for i, sid in enumerate(sessions)}
         session_z = _z({order[sid]: score for sid, score in sessions.items()})
         for oid, (session_id, speaker) in keys.items():
-            if speaker and name_key(speaker) in speakers:
+            if speaker and _speaker_key(speaker) in speakers:
                 fused[oid] += W_SPEAKER
             fused[oid] += W_SESSION * session_z.get(order[session_id], 0.0)
         ranked = sorted((c for c in candidates if c in allowed), key=lambda c: -fused[c])
@@ -521,6 +523,11 @@ def _entity_lift(
         for oid in obs_ids:
             lifted[oid] = lifted.get(oid, 0.0) + weight
     return lifted
+
+
+@lru_cache(maxsize=4096)
+def _speaker_key(speaker: str) -> str:
+    return name_key(speaker)
 
 
 def _expand_neighbours(tx: ReadTx, scores: dict[int, float]) -> None:

@@ -605,12 +605,11 @@ class SQLiteReadTx:
         return [(r[0], r[1], r[2] if r[2] is not None else (r[3] or "")) for r in rows]
 
     def search_text(self, table: str, query: str, *, limit: int) -> list[tuple[int, float]]:
-        if table not in _SEARCH_TABLES:
-            raise ValueError(table)
+        weights = _SEARCH_TABLES[table]  # KeyError for anything else
+        score = f"bm25({table}, {weights})"
         rows = self._all(
-            f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ? AND memory_id=? "
-            "ORDER BY rank LIMIT ?",
-            (query, self.memory_id, limit),
+            f"SELECT rowid, {score} FROM {table} WHERE {table} MATCH ? ORDER BY {score} LIMIT ?",
+            (f'mem : "m{self.memory_id}" AND ({query})', limit),
         )
         return [(r[0], -float(r[1])) for r in rows]
 
@@ -778,4 +777,9 @@ def _fact(r: Any) -> FactRow:
     return FactRow(r[0], r[1], r[2], r[3], r[4], r[5], from_db(r[6]), bool(r[7]))
 
 
-_SEARCH_TABLES = frozenset({"fts_observations", "fts_entities", "fts_attributes"})
+# bm25 column weights per full-text table; the first column (the memory token) counts 0.
+_SEARCH_TABLES = {
+    "fts_observations": "0.0, 1.0, 1.0, 1.0",
+    "fts_entities": "0.0, 1.0, 1.0, 1.0",
+    "fts_attributes": "0.0, 1.0",
+}

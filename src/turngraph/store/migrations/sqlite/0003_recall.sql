@@ -1,13 +1,15 @@
 -- Recall: full-text indexes kept by triggers, vectors beside their rows, and a queue of rows
 -- whose vectors are missing or stale (filled right after each write, outside its transaction).
+-- Each full-text row carries its memory as an indexed token ('m' || memory_id) so a search
+-- intersects with one memory's rows before scoring; bm25 gives that column weight 0.
 CREATE VIRTUAL TABLE fts_observations USING fts5(
-    memory_id UNINDEXED, title, content, context, tokenize = 'porter unicode61'
+    mem, title, content, context, tokenize = 'porter unicode61'
 );
 CREATE VIRTUAL TABLE fts_entities USING fts5(
-    memory_id UNINDEXED, name, description, queries, tokenize = 'porter unicode61'
+    mem, name, description, queries, tokenize = 'porter unicode61'
 );
 CREATE VIRTUAL TABLE fts_attributes USING fts5(
-    memory_id UNINDEXED, text, tokenize = 'porter unicode61'
+    mem, text, tokenize = 'porter unicode61'
 );
 
 CREATE TABLE vectors (
@@ -28,8 +30,8 @@ CREATE TABLE index_queue (
 CREATE INDEX index_queue_by_memory ON index_queue (memory_id);
 
 CREATE TRIGGER observations_index_insert AFTER INSERT ON observations BEGIN
-    INSERT INTO fts_observations (rowid, memory_id, title, content, context)
-        VALUES (new.id, new.memory_id, new.title, new.content, '');
+    INSERT INTO fts_observations (rowid, mem, title, content, context)
+        VALUES (new.id, 'm' || new.memory_id, new.title, new.content, '');
     INSERT OR REPLACE INTO index_queue (kind, ref, memory_id)
         VALUES ('observation', new.id, new.memory_id);
 END;
@@ -45,8 +47,8 @@ CREATE TRIGGER observations_index_delete AFTER DELETE ON observations BEGIN
 END;
 
 CREATE TRIGGER entities_index_insert AFTER INSERT ON entities BEGIN
-    INSERT INTO fts_entities (rowid, memory_id, name, description, queries)
-        VALUES (new.id, new.memory_id, new.name, new.description, new.retrieval_queries);
+    INSERT INTO fts_entities (rowid, mem, name, description, queries)
+        VALUES (new.id, 'm' || new.memory_id, new.name, new.description, new.retrieval_queries);
     INSERT OR REPLACE INTO index_queue (kind, ref, memory_id)
         VALUES ('entity', new.id, new.memory_id);
 END;
@@ -64,8 +66,8 @@ CREATE TRIGGER entities_index_delete AFTER DELETE ON entities BEGIN
 END;
 
 CREATE TRIGGER attributes_index_insert AFTER INSERT ON attributes BEGIN
-    INSERT INTO fts_attributes (rowid, memory_id, text)
-        VALUES (new.rowid, new.memory_id,
+    INSERT INTO fts_attributes (rowid, mem, text)
+        VALUES (new.rowid, 'm' || new.memory_id,
                 (SELECT name FROM entities WHERE id = new.entity_id) || ' '
                 || replace(new.key, '_', ' ') || ' ' || new.value);
     INSERT OR REPLACE INTO index_queue (kind, ref, memory_id)
@@ -78,12 +80,12 @@ CREATE TRIGGER attributes_index_delete AFTER DELETE ON attributes BEGIN
 END;
 
 -- Existing rows (databases made before this migration) enter the indexes too.
-INSERT INTO fts_observations (rowid, memory_id, title, content, context)
-    SELECT id, memory_id, title, content, '' FROM observations;
-INSERT INTO fts_entities (rowid, memory_id, name, description, queries)
-    SELECT id, memory_id, name, description, retrieval_queries FROM entities;
-INSERT INTO fts_attributes (rowid, memory_id, text)
-    SELECT a.rowid, a.memory_id, e.name || ' ' || replace(a.key, '_', ' ') || ' ' || a.value
+INSERT INTO fts_observations (rowid, mem, title, content, context)
+    SELECT id, 'm' || memory_id, title, content, '' FROM observations;
+INSERT INTO fts_entities (rowid, mem, name, description, queries)
+    SELECT id, 'm' || memory_id, name, description, retrieval_queries FROM entities;
+INSERT INTO fts_attributes (rowid, mem, text)
+    SELECT a.rowid, 'm' || a.memory_id, e.name || ' ' || replace(a.key, '_', ' ') || ' ' || a.value
     FROM attributes a JOIN entities e ON e.id = a.entity_id;
 INSERT INTO index_queue (kind, ref, memory_id) SELECT 'observation', id, memory_id FROM observations;
 INSERT INTO index_queue (kind, ref, memory_id) SELECT 'entity', id, memory_id FROM entities;

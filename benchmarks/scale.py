@@ -1,0 +1,221 @@
+"""Recall latency and ingest rate as a memory grows (embedded SQLite, default embedder).
+
+    .venv/bin/python benchmarks/scale.py [--sizes 10000,100000] [--queries 200]
+
+Builds one memory per size from generated work notes: people, organizations and projects
+drawn from fixed pools, sentences from templates with varied topics, each observation naming
+two or three entities and a relationship. Measures the ingest rate (add_observation, vectors
+included) and then recall p50/p95 over generated questions, so cost growth shows per size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import turngraph
+
+FIRST = [
+    "Ana",
+    "Ben",
+    "Chen",
+    "Dara",
+    "Eli",
+    "Fatima",
+    "Gus",
+    "Hana",
+    "Ivan",
+    "Jade",
+    "Kofi",
+    "Lena",
+    "Mateo",
+    "Nia",
+    "Omar",
+    "Priya",
+    "Quinn",
+    "Rosa",
+    "Sven",
+    "Tara",
+    "Uma",
+    "Vik",
+    "Wen",
+    "Xavi",
+    "Yara",
+    "Zane",
+]
+LAST = [
+    "Silva",
+    "Okafor",
+    "Novak",
+    "Tanaka",
+    "Meyer",
+    "Haddad",
+    "Kowalski",
+    "Larsen",
+    "Moreau",
+    "Nguyen",
+    "Ortiz",
+    "Petrov",
+    "Quint",
+    "Rossi",
+    "Sato",
+    "Turner",
+    "Ueda",
+    "Varga",
+]
+ORGS = [
+    "Acme",
+    "Globex",
+    "Initech",
+    "Umbrella",
+    "Hooli",
+    "Vandelay",
+    "Stark",
+    "Wayne",
+    "Wonka",
+    "Tyrell",
+    "Cyberdyne",
+    "Soylent",
+    "Aperture",
+    "Massive",
+    "Gringotts",
+    "Oscorp",
+]
+SUFFIX = ["Corp", "Labs", "Group", "Systems", "Health", "Logistics", "Foods", "Energy"]
+PROJECTS = [
+    "Falcon",
+    "Harbor",
+    "Nimbus",
+    "Quartz",
+    "Atlas",
+    "Beacon",
+    "Cobalt",
+    "Delta",
+    "Ember",
+    "Fjord",
+    "Granite",
+    "Helix",
+    "Iris",
+    "Juniper",
+    "Kestrel",
+    "Lumen",
+]
+TOPICS = [
+    "billing migration",
+    "data retention policy",
+    "onboarding flow",
+    "latency budget",
+    "security review",
+    "quarterly planning",
+    "vendor contract",
+    "hiring plan",
+    "incident postmortem",
+    "pricing change",
+    "mobile release",
+    "search relevance",
+    "customer escalation",
+    "API deprecation",
+    "cost reduction",
+    "accessibility audit",
+]
+TEMPLATES = [
+    "{p} met {q} from {o} about the {t}; they agreed to ship {j} before the end of the month.",
+    "During the {t} sync, {p} raised a risk for {j}: {o} needs a signed contract first.",
+    "{q} reported that {j} is blocked on the {t}, and {p} will follow up with {o} on Friday.",
+    "{o} asked {p} for a demo of {j}; the {t} came up twice and {q} took notes.",
+    "Notes from the {t}: {p} owns {j}, {q} reviews it, {o} is the first customer.",
+]
+
+
+def generate(rng: random.Random, n: int) -> list[dict[str, object]]:
+    people = [f"{f} {s}" for f in FIRST for s in LAST]
+    orgs = [f"{o} {s}" for o in ORGS for s in SUFFIX]
+    projects = [f"Project {p} {i}" for p in PROJECTS for i in range(1, 9)]
+    out = []
+    for i in range(n):
+        p, q = rng.sample(people, 2)
+        o, j, t = rng.choice(orgs), rng.choice(projects), rng.choice(TOPICS)
+        out.append(
+            {
+                "title": f"{t.capitalize()} note {i}",
+                "content": rng.choice(TEMPLATES).format(p=p, q=q, o=o, j=j, t=t),
+                "category": rng.choice(["meeting", "call", "note"]),
+                "entities": [
+                    {"name": p, "type": "person", "description": f"{p}, works with {o}"},
+                    {"name": o, "type": "organization", "description": f"{o}, a customer"},
+                    {"name": j, "type": "project", "description": f"{j}, a delivery project"},
+                ],
+                "relationships": [{"source": p, "type": "works_on", "target": j}],
+            }
+        )
+    return out
+
+
+def questions(rng: random.Random, n: int) -> list[str]:
+    shapes = [
+        "What did {p} say about the {t}?",
+        "Who works on {j}?",
+        "What is blocking {j}?",
+        "When did {o} ask for a demo?",
+        "What risks came up in the {t}?",
+    ]
+    people = [f"{f} {s}" for f in FIRST for s in LAST]
+    orgs = [f"{o} {s}" for o in ORGS for s in SUFFIX]
+    projects = [f"Project {p} {i}" for p in PROJECTS for i in range(1, 9)]
+    return [
+        rng.choice(shapes).format(
+            p=rng.choice(people), t=rng.choice(TOPICS), j=rng.choice(projects), o=rng.choice(orgs)
+        )
+        for _ in range(n)
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--queries", type=int, default=200)
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    rng = random.Random(11)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        db = turngraph.open(Path(tmp) / "scale.db")
+        for size in sizes:
+            mem = db.create_memory(f"scale-{size}")
+            notes = generate(rng, size)
+            began = time.perf_counter()
+            for note in notes:
+                mem.add_observation(**note)  # type: ignore[arg-type]
+            ingest = size / (time.perf_counter() - began)
+            qs = questions(rng, args.queries)
+            mem.recall(qs[0])  # loads the vector matrices once
+            lat = []
+            for q in qs:
+                t0 = time.perf_counter()
+                mem.recall(q, k=10)
+                lat.append((time.perf_counter() - t0) * 1000)
+            cuts = statistics.quantiles(lat, n=100)
+            rows.append((size, ingest, cuts[49], cuts[94]))
+            print(
+                f"{size}: ingest {ingest:.0f}/s, recall p50 {cuts[49]:.1f} ms, "
+                f"p95 {cuts[94]:.1f} ms",
+                flush=True,
+            )
+        db.close()
+    print(
+        f"\nmachine: {platform.machine()}, {platform.system()}, Python "
+        f"{platform.python_version()}\n"
+    )
+    print("| observations | ingest (obs/s) | recall p50 (ms) | recall p95 (ms) |")
+    print("|---:|---:|---:|---:|")
+    for size, ingest, p50, p95 in rows:
+        print(f"| {size:,} | {ingest:.0f} | {p50:.1f} | {p95:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
