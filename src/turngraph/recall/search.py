@@ -15,8 +15,8 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
