@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -28,6 +28,8 @@ class FakeOpenAI:
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     replies: list[Reply] = field(default_factory=list)
+    # When set, answers every request from its JSON body (queued replies are not used).
+    handler: Callable[[str, dict[str, Any]], dict[str, Any]] | None = None
 
     def reply_json(self, payload: dict[str, Any]) -> None:
         self.replies.append(Reply(content=json.dumps(payload)))
@@ -61,7 +63,10 @@ def fake_openai() -> Iterator[FakeOpenAI]:
             body = json.loads(self.rfile.read(length) or b"{}")
             state.requests.append({"path": self.path, "body": body})
             state.headers.append(dict(self.headers))
-            reply = state.replies.pop(0) if state.replies else Reply(status=500, raw="no reply")
+            if state.handler is not None:
+                reply = Reply(raw=json.dumps(state.handler(self.path, body)))
+            else:
+                reply = state.replies.pop(0) if state.replies else Reply(status=500, raw="no reply")
             data = reply.raw if reply.raw is not None else _completion(reply.content or "")
             encoded = data.encode()
             self.send_response(reply.status)

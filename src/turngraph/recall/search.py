@@ -54,6 +54,7 @@ W_WINDOW = 0.5  # dense similarity of the turn's window, added to the turn's own
 EXACT_ENTITY = 3.0  # entity score bonus for a name the query spells out
 ENTITY_FANOUT = 200  # observations taken per top entity
 ATTRIBUTE_HITS = 5  # attribute facts among the hits, at most
+SPLIT_LEXICAL = True
 NEIGHBOUR_SEEDS = 3  # top entities whose related entities join the ranking
 NEIGHBOURS = 10
 NEIGHBOUR_DECAY = 0.5
@@ -279,14 +280,24 @@ class RecallOps:
         lexical: dict[int, float] = {}
         dense: dict[int, float] = {}
         if mode in ("hybrid", "lexical") and terms:
-            for oid, score in tx.search_text(
-                "fts_observations", _fts(terms, "content"), limit=POOL
-            ):
-                lexical[oid] = lexical.get(oid, 0.0) + score
-            for oid, score in tx.search_text(
-                "fts_observations", _fts(terms, "context"), limit=POOL
-            ):
-                lexical[oid] = lexical.get(oid, 0.0) + W_CONTEXT * score
+            if SPLIT_LEXICAL:
+                for oid, score in tx.search_text(
+                    "fts_observations", _fts(terms, "content"), limit=POOL
+                ):
+                    lexical[oid] = lexical.get(oid, 0.0) + score
+                for oid, score in tx.search_text(
+                    "fts_observations", _fts(terms, "context"), limit=POOL
+                ):
+                    lexical[oid] = lexical.get(oid, 0.0) + W_CONTEXT * score
+            else:
+                lexical = dict(
+                    tx.search_text(
+                        "fts_observations",
+                        _fts(terms, "content context"),
+                        limit=POOL,
+                        weights=(0.0, 0.0, 1.0, W_CONTEXT),
+                    )
+                )
         if qvec is not None and embedder is not None:
             dense = self._dense(tx, embedder, qvec)
         top_entities = sorted(ent_scores, key=lambda e: -ent_scores[e])[:5]
@@ -299,9 +310,14 @@ class RecallOps:
         for oid, lift in lifted.items():
             fused[oid] = fused.get(oid, floor) + W_ENTITY * lift
         candidates = list(fused)
-        allowed = set(
-            tx.filter_observations(_replace(flt, ids=tuple(candidates)), limit=len(candidates) or 1)
-        )
+        if flt == ObservationFilter():  # no filter: every candidate stands
+            allowed = set(candidates)
+        else:
+            allowed = set(
+                tx.filter_observations(
+                    _replace(flt, ids=tuple(candidates)), limit=len(candidates) or 1
+                )
+            )
         keys = tx.turn_keys([c for c in candidates if c in allowed])
         speakers = {e.key for e in named}
         sessions: dict[str, float] = {}

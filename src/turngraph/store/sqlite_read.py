@@ -593,8 +593,9 @@ class SQLiteReadTx:
             "SELECT q.kind, q.ref, CASE q.kind "
             "WHEN 'observation' THEN (SELECT coalesce(t.speaker, t.role) || ': ' || o.content "
             "  FROM observations o JOIN turns t ON t.observation_id = o.id WHERE o.id = q.ref) "
-            "WHEN 'entity' THEN (SELECT name || ': ' || description FROM entities "
-            "  WHERE id = q.ref) "
+            "WHEN 'entity' THEN (SELECT name || ': ' || description || CASE "
+            "  WHEN retrieval_queries = '[]' THEN '' ELSE ' ' || (SELECT group_concat(value, ' ') "
+            "  FROM json_each(retrieval_queries)) END FROM entities WHERE id = q.ref) "
             "WHEN 'window' THEN (SELECT context FROM fts_observations WHERE rowid = q.ref) "
             "ELSE (SELECT text FROM fts_attributes WHERE rowid = q.ref) END, "
             "(SELECT title || char(10) || content FROM observations WHERE id = q.ref "
@@ -604,9 +605,15 @@ class SQLiteReadTx:
         )
         return [(r[0], r[1], r[2] if r[2] is not None else (r[3] or "")) for r in rows]
 
-    def search_text(self, table: str, query: str, *, limit: int) -> list[tuple[int, float]]:
-        weights = _SEARCH_TABLES[table]  # KeyError for anything else
-        score = f"bm25({table}, {weights})"
+    def search_text(
+        self, table: str, query: str, *, limit: int, weights: Sequence[float] | None = None
+    ) -> list[tuple[int, float]]:
+        """Best matches of an FTS5 query in one memory: (rowid, score), higher is better.
+        ``weights`` are bm25 column weights (the memory column first, always 0)."""
+        columns = _SEARCH_TABLES[table]  # KeyError for anything else
+        if weights is not None:
+            columns = ", ".join(f"{float(w)}" for w in (0.0, *weights[1:]))
+        score = f"bm25({table}, {columns})"
         rows = self._all(
             f"SELECT rowid, {score} FROM {table} WHERE {table} MATCH ? ORDER BY {score} LIMIT ?",
             (f'mem : "m{self.memory_id}" AND ({query})', limit),
