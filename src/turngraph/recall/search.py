@@ -45,7 +45,7 @@ MAXIMA = {"k": 50, "entities": 50, "relationships": 100, "snippets": 50}
 SNIPPET_CHARS = 280
 POOL = 300  # candidates per signal
 # Fusion weights (z-score units).
-W_CONTEXT = 1.0  # BM25 of the turn's window, added to BM25 of the turn itself
+W_CONTEXT = 1.0  # bm25 column weight of a turn's window, beside the turn's own text
 W_DENSE = 0.7
 W_ENTITY = 0.8  # linked to an entity the query names or matches
 W_SPEAKER = 2.0  # said by a person the query names
@@ -54,7 +54,6 @@ W_WINDOW = 0.5  # dense similarity of the turn's window, added to the turn's own
 EXACT_ENTITY = 3.0  # entity score bonus for a name the query spells out
 ENTITY_FANOUT = 200  # observations taken per top entity
 ATTRIBUTE_HITS = 5  # attribute facts among the hits, at most
-SPLIT_LEXICAL = True
 NEIGHBOUR_SEEDS = 3  # top entities whose related entities join the ranking
 NEIGHBOURS = 10
 NEIGHBOUR_DECAY = 0.5
@@ -280,24 +279,15 @@ class RecallOps:
         lexical: dict[int, float] = {}
         dense: dict[int, float] = {}
         if mode in ("hybrid", "lexical") and terms:
-            if SPLIT_LEXICAL:
-                for oid, score in tx.search_text(
-                    "fts_observations", _fts(terms, "content"), limit=POOL
-                ):
-                    lexical[oid] = lexical.get(oid, 0.0) + score
-                for oid, score in tx.search_text(
-                    "fts_observations", _fts(terms, "context"), limit=POOL
-                ):
-                    lexical[oid] = lexical.get(oid, 0.0) + W_CONTEXT * score
-            else:
-                lexical = dict(
-                    tx.search_text(
-                        "fts_observations",
-                        _fts(terms, "content context"),
-                        limit=POOL,
-                        weights=(0.0, 0.0, 1.0, W_CONTEXT),
-                    )
+            # One BM25 over the text and its window, the window weighted W_CONTEXT.
+            lexical = dict(
+                tx.search_text(
+                    "fts_observations",
+                    _fts(terms, "content context"),
+                    limit=POOL,
+                    weights=(0.0, 0.0, 1.0, W_CONTEXT),
                 )
+            )
         if qvec is not None and embedder is not None:
             dense = self._dense(tx, embedder, qvec)
         top_entities = sorted(ent_scores, key=lambda e: -ent_scores[e])[:5]
