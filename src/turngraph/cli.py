@@ -288,7 +288,13 @@ def cmd_bench(args: argparse.Namespace) -> None:
         raise ValidationError(
             f"no such LoCoMo file: {', '.join(missing) or args.files}", field="files"
         )
-    report = locomo.run(paths, ks, log=lambda line: print(line, file=sys.stderr))
+    try:
+        report = locomo.run(paths, ks, log=lambda line: print(line, file=sys.stderr))
+    except ImportError as exc:
+        raise ValidationError(
+            f"the LoCoMo benchmark needs {exc.name} for its baseline: pip install -e '.[dev]'",
+            field="bench",
+        ) from None
     print(locomo.render(report, ks))
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(report, indent=2) + "\n", "utf-8")

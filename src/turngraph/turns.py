@@ -345,7 +345,9 @@ class TurnOps(SessionOps):
                         result = BatchResult(
                             session_id=session_id, turn_ids=turn_ids, extractions=merged
                         )
-                    self._remember_key(tx, key, operation, fp, None, result, now)
+                    # Keyed to the first turn's observation: deleting it releases the key.
+                    slug = turn_ids[0].replace(":", "-")
+                    self._remember_key(tx, key, operation, fp, slug, result, now)
         except _Rollback:
             pass
         else:

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -54,6 +54,8 @@ W_WINDOW = 0.5  # dense similarity of the turn's window, added to the turn's own
 EXACT_ENTITY = 3.0  # entity score bonus for a name the query spells out
 ENTITY_FANOUT = 200  # observations taken per top entity
 ATTRIBUTE_HITS = 5  # attribute facts among the hits, at most
+PRUNE_ABOVE_ROWS = 5_000  # memories this large drop query terms ...
+PRUNE_SHARE = 0.05  # ... that match more than this share of their observations
 NEIGHBOUR_SEEDS = 3  # top entities whose related entities join the ranking
 NEIGHBOURS = 10
 NEIGHBOUR_DECAY = 0.5
@@ -154,6 +156,25 @@ class _VectorCache:
 _VECTORS = _VectorCache()
 
 
+class _RowCount:
+    """A memory's number of searchable observations, cached until its index moves."""
+
+    def __init__(self) -> None:
+        self._data: dict[tuple[int, int], tuple[int, int]] = {}
+
+    def get(self, store: Store, tx: ReadTx) -> int:
+        version = tx.index_version()
+        key = (id(store), tx.memory_id)
+        found = self._data.get(key)
+        if found is None or found[0] != version:
+            found = (version, tx.text_rows("fts_observations"))
+            self._data[key] = found
+        return found[1]
+
+
+_TEXT_ROWS = _RowCount()
+
+
 def _top(refs: npt.NDArray[np.int64], matrix: Vectors, query: Vectors, n: int) -> dict[int, float]:
     if len(refs) == 0:
         return {}
@@ -170,9 +191,10 @@ class RecallOps:
     _store: Store
     _id: int
 
-    @property
-    def embedder(self) -> Embedder | None:  # provided by Memory
-        raise NotImplementedError
+    if TYPE_CHECKING:  # provided by Memory
+
+        @property
+        def embedder(self) -> Embedder | None: ...
 
     def recall(
         self,
@@ -283,7 +305,7 @@ class RecallOps:
             lexical = dict(
                 tx.search_text(
                     "fts_observations",
-                    _fts(terms, "content context"),
+                    _fts(self._selective(tx, terms), "content context"),
                     limit=POOL,
                     weights=(0.0, 0.0, 1.0, W_CONTEXT),
                 )
@@ -324,6 +346,24 @@ class RecallOps:
         attributes = self._attribute_hits(tx, terms, at, flt) if mode != "dense" else []
         _expand_neighbours(tx, ent_scores)
         return self._assemble(tx, query, mode, ranked, fused, turns, attributes, ent_scores, bounds)
+
+    def _selective(self, tx: ReadTx, terms: list[str]) -> list[str]:
+        """In a large memory, leave out query terms that match a large share of it.
+
+        FTS5 scores every row an OR query matches, so a common term costs the most while its
+        low IDF changes the ranking least; the dense signal still reads the whole query.
+        Small memories keep every term.
+        """
+        if len(terms) < 2:
+            return terms
+        total = _TEXT_ROWS.get(self._store, tx)
+        if total < PRUNE_ABOVE_ROWS:
+            return terms
+        counts = tx.term_frequencies("fts_observations", "content context", terms)
+        keep = [t for t, n in zip(terms, counts, strict=True) if n <= PRUNE_SHARE * total]
+        if not keep:
+            keep = [min(zip(counts, terms, strict=True))[1]]
+        return keep
 
     def _dense(self, tx: ReadTx, embedder: Embedder, qvec: Vectors) -> dict[int, float]:
         """Similarity of each observation, plus W_WINDOW x that of its conversational window."""

@@ -620,6 +620,31 @@ class SQLiteReadTx:
         )
         return [(r[0], -float(r[1])) for r in rows]
 
+    def term_frequencies(self, table: str, columns: str, terms: Sequence[str]) -> list[int]:
+        """How many of this memory's rows of ``table`` match each term (no scoring)."""
+        if table not in _SEARCH_TABLES:
+            raise ValueError(table)
+        mem = f'mem : "m{self.memory_id}"'
+        return [
+            int(
+                self._one(
+                    f"SELECT count(*) FROM {table} WHERE {table} MATCH ?",
+                    (f'{mem} AND {{{columns}}} : "' + term.replace('"', '""') + '"',),
+                )[0]
+            )
+            for term in terms
+        ]
+
+    def text_rows(self, table: str) -> int:
+        if table not in _SEARCH_TABLES:
+            raise ValueError(table)
+        return int(
+            self._one(
+                f"SELECT count(*) FROM {table} WHERE {table} MATCH ?",
+                (f'mem : "m{self.memory_id}"',),
+            )[0]
+        )
+
     def turns_for_observations(self, ids: Sequence[int]) -> dict[int, TurnRow]:
         out: dict[int, TurnRow] = {}
         for batch in _chunks(ids):
