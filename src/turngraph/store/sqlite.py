@@ -21,7 +21,8 @@ from pathlib import Path
 from turngraph.config import Settings
 from turngraph.errors import ConflictError, NotFoundError, StoreError
 from turngraph.store.base import MemoryRow
-from turngraph.store.sqlite_read import SQLiteReadTx, from_db, to_db
+from turngraph.store.sqlite_read import SQLiteReadTx
+from turngraph.store.sqlite_rows import from_db, to_db
 from turngraph.store.sqlite_write import SQLiteTx
 
 

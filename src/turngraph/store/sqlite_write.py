@@ -7,7 +7,8 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from turngraph.store.base import AttributeRow, EntityRow, FactRow, FileRow, IdempotencyRow
-from turngraph.store.sqlite_read import SQLiteReadTx, _chunks, _placeholders, to_db
+from turngraph.store.sqlite_read import SQLiteReadTx
+from turngraph.store.sqlite_rows import _chunks, _placeholders, to_db
 
 
 class SQLiteTx(SQLiteReadTx):

@@ -1,0 +1,199 @@
+"""SQLite row encoding shared by the read and write transactions: SQL fragments and decoders."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+from turngraph.store.base import (
+    AttributeRow,
+    EntityRow,
+    FactRow,
+    ObservationRow,
+    ProposalRow,
+    RelationshipRow,
+    TurnRow,
+)
+
+
+def to_db(dt: datetime) -> str:
+    """Datetimes are stored as fixed-width UTC ISO strings, so text order is time order."""
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
+
+
+def from_db(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def _opt_dt(text: str | None) -> datetime | None:
+    return None if text is None else from_db(text)
+
+
+def _placeholders(n: int) -> str:
+    return ",".join("?" * n)
+
+
+def _chunks(ids: Iterable[int], size: int = 500) -> Iterator[list[int]]:
+    batch: list[int] = []
+    for i in ids:
+        batch.append(i)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+_OBS_COLS = (
+    "id, slug, title, content, category, tags, observed_at, confidence, source, "
+    "created_at, updated_at"
+)
+_ENT_COLS = (
+    "id, key, name, type, description, retrieval_queries, degree, created_at, updated_at, "
+    "memory_category"
+)
+_REL_SELECT = (
+    "SELECT r.id, r.source_id, s.name, r.type, r.target_id, t.name, r.description, r.weight, "
+    "r.memory_category, r.valid_from, r.valid_until, s.type, t.type, s.key, t.key "
+    "FROM relationships r JOIN entities s ON s.id = r.source_id "
+    "JOIN entities t ON t.id = r.target_id"
+)
+_FILE_META = "path, filename, content_type, size, sha256, description, created_by, created_at"
+_PROPOSAL_COLS = (
+    "id, canonical_key, canonical_name, duplicate_key, duplicate_name, type, reasons, score, "
+    "status, created_at, decided_at"
+)
+
+
+def _obs(r: Any) -> ObservationRow:
+    return ObservationRow(
+        r[0],
+        r[1],
+        r[2],
+        r[3],
+        r[4],
+        tuple(json.loads(r[5])),
+        from_db(r[6]),
+        r[7],
+        r[8],
+        from_db(r[9]),
+        from_db(r[10]),
+    )
+
+
+def _ent(r: Any) -> EntityRow:
+    return EntityRow(
+        r[0],
+        r[1],
+        r[2],
+        r[3],
+        r[4],
+        tuple(json.loads(r[5])),
+        r[6],
+        from_db(r[7]),
+        from_db(r[8]),
+        r[9],
+    )
+
+
+def _rel(r: Any) -> RelationshipRow:
+    return RelationshipRow(
+        r[0],
+        r[1],
+        r[2],
+        r[3],
+        r[4],
+        r[5],
+        r[6],
+        r[7],
+        r[8],
+        _opt_dt(r[9]),
+        _opt_dt(r[10]),
+        r[11],
+        r[12],
+        r[13],
+        r[14],
+    )
+
+
+def _proposal(r: Any) -> ProposalRow:
+    return ProposalRow(
+        r[0],
+        r[1],
+        r[2],
+        r[3],
+        r[4],
+        r[5],
+        tuple(json.loads(r[6])),
+        r[7],
+        r[8],
+        from_db(r[9]),
+        _opt_dt(r[10]),
+    )
+
+
+_TURN_SELECT = (
+    "SELECT t.id, t.session_id, t.seq, t.role, t.speaker, t.extracted, t.labels, t.created_at, "
+    "o.id, o.slug, o.content, o.observed_at FROM turns t JOIN observations o "
+    "ON o.id = t.observation_id"
+)
+_ATTR_SELECT = (
+    "SELECT a.id, a.entity_id, a.key, a.value, a.memory_category, a.observation_id, "
+    "a.valid_from, a.valid_until, a.supersedes, a.superseded_by, a.created_at, e.name, e.type, "
+    "e.key, t.id, o.slug FROM attributes a JOIN entities e ON e.id = a.entity_id "
+    "JOIN observations o ON o.id = a.observation_id "
+    "LEFT JOIN turns t ON t.observation_id = a.observation_id"
+)
+_FACT_COLS = "id, kind, observation_id, memory_category, data, dedup, happened_at, active"
+
+
+def _turn(r: Any) -> TurnRow:
+    return TurnRow(
+        r[0],
+        r[1],
+        r[2],
+        r[3],
+        r[4],
+        r[5],
+        tuple(json.loads(r[6])),
+        from_db(r[7]),
+        r[8],
+        r[9],
+        r[10],
+        from_db(r[11]),
+    )
+
+
+def _attr(r: Any) -> AttributeRow:
+    return AttributeRow(
+        r[0],
+        r[1],
+        r[2],
+        r[3],
+        r[4],
+        r[5],
+        from_db(r[6]),
+        _opt_dt(r[7]),
+        r[8],
+        r[9],
+        from_db(r[10]),
+        r[11],
+        r[12],
+        r[13],
+        r[14],
+        r[15],
+    )
+
+
+def _fact(r: Any) -> FactRow:
+    return FactRow(r[0], r[1], r[2], r[3], r[4], r[5], from_db(r[6]), bool(r[7]))
+
+
+# bm25 column weights per full-text table; the first column (the memory token) counts 0.
+_SEARCH_TABLES = {
+    "fts_observations": "0.0, 1.0, 1.0, 1.0",
+    "fts_entities": "0.0, 1.0, 1.0, 1.0",
+    "fts_attributes": "0.0, 1.0",
+}

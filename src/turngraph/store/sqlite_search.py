@@ -1,0 +1,215 @@
+"""SQLite reads for recall: full-text search, vectors, candidate lookups."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from turngraph.store.base import (
+    AttributeRow,
+    ObservationFilter,
+    RelationshipRow,
+    TurnRow,
+)
+from turngraph.store.sqlite_rows import (
+    _ATTR_SELECT,
+    _REL_SELECT,
+    _SEARCH_TABLES,
+    _TURN_SELECT,
+    _attr,
+    _chunks,
+    _placeholders,
+    _rel,
+    _turn,
+    to_db,
+)
+
+
+class SearchReads:
+    """Mixed into :class:`~turngraph.store.sqlite_read.SQLiteReadTx`."""
+
+    memory_id: int
+
+    if TYPE_CHECKING:  # provided by SQLiteReadTx
+
+        def _one(self, sql: str, params: Sequence[Any] = ()) -> Any: ...
+        def _all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]: ...
+        def _col(self, sql: str, params: Sequence[Any] = ()) -> list[Any]: ...
+
+    # -- recall --------------------------------------------------------------------------------
+
+    def index_version(self) -> int:
+        row = self._one("SELECT index_version FROM memories WHERE id=?", (self.memory_id,))
+        return 0 if row is None else int(row[0])
+
+    def load_vectors(self, kind: str) -> list[tuple[int, bytes]]:
+        return [
+            (r[0], bytes(r[1]))
+            for r in self._all(
+                "SELECT ref, data FROM vectors WHERE memory_id=? AND kind=? ORDER BY ref",
+                (self.memory_id, kind),
+            )
+        ]
+
+    def index_queue(self, *, limit: int) -> list[tuple[str, int, str]]:
+        rows = self._all(
+            "SELECT q.kind, q.ref, CASE q.kind "
+            "WHEN 'observation' THEN (SELECT coalesce(t.speaker, t.role) || ': ' || o.content "
+            "  FROM observations o JOIN turns t ON t.observation_id = o.id WHERE o.id = q.ref) "
+            "WHEN 'entity' THEN (SELECT name || ': ' || description || CASE "
+            "  WHEN retrieval_queries = '[]' THEN '' ELSE ' ' || (SELECT group_concat(value, ' ') "
+            "  FROM json_each(retrieval_queries)) END FROM entities WHERE id = q.ref) "
+            "WHEN 'window' THEN (SELECT context FROM fts_observations WHERE rowid = q.ref) "
+            "ELSE (SELECT text FROM fts_attributes WHERE rowid = q.ref) END, "
+            "(SELECT title || char(10) || content FROM observations WHERE id = q.ref "
+            "  AND q.kind = 'observation') "
+            "FROM index_queue q WHERE q.memory_id=? ORDER BY q.kind, q.ref LIMIT ?",
+            (self.memory_id, limit),
+        )
+        return [(r[0], r[1], r[2] if r[2] is not None else (r[3] or "")) for r in rows]
+
+    def search_text(
+        self, table: str, query: str, *, limit: int, weights: Sequence[float] | None = None
+    ) -> list[tuple[int, float]]:
+        """Best matches of an FTS5 query in one memory: (rowid, score), higher is better.
+        ``weights`` are bm25 column weights (the memory column first, always 0)."""
+        columns = _SEARCH_TABLES[table]  # KeyError for anything else
+        if weights is not None:
+            columns = ", ".join(f"{float(w)}" for w in (0.0, *weights[1:]))
+        score = f"bm25({table}, {columns})"
+        rows = self._all(
+            f"SELECT rowid, {score} FROM {table} WHERE {table} MATCH ? ORDER BY {score} LIMIT ?",
+            (f'mem : "m{self.memory_id}" AND ({query})', limit),
+        )
+        return [(r[0], -float(r[1])) for r in rows]
+
+    def term_frequencies(self, table: str, columns: str, terms: Sequence[str]) -> list[int]:
+        """How many of this memory's rows of ``table`` match each term (no scoring)."""
+        if table not in _SEARCH_TABLES:
+            raise ValueError(table)
+        mem = f'mem : "m{self.memory_id}"'
+        return [
+            int(
+                self._one(
+                    f"SELECT count(*) FROM {table} WHERE {table} MATCH ?",
+                    (f'{mem} AND {{{columns}}} : "' + term.replace('"', '""') + '"',),
+                )[0]
+            )
+            for term in terms
+        ]
+
+    def text_rows(self, table: str) -> int:
+        if table not in _SEARCH_TABLES:
+            raise ValueError(table)
+        return int(
+            self._one(
+                f"SELECT count(*) FROM {table} WHERE {table} MATCH ?",
+                (f'mem : "m{self.memory_id}"',),
+            )[0]
+        )
+
+    def turns_for_observations(self, ids: Sequence[int]) -> dict[int, TurnRow]:
+        out: dict[int, TurnRow] = {}
+        for batch in _chunks(ids):
+            for r in self._all(
+                f"{_TURN_SELECT} WHERE t.observation_id IN ({_placeholders(len(batch))})", batch
+            ):
+                row = _turn(r)
+                out[row.observation_id] = row
+        return out
+
+    def turn_keys(self, ids: Sequence[int]) -> dict[int, tuple[str, str | None]]:
+        out: dict[int, tuple[str, str | None]] = {}
+        for batch in _chunks(ids):
+            for obs_id, session_id, speaker in self._all(
+                "SELECT observation_id, session_id, speaker FROM turns "
+                f"WHERE observation_id IN ({_placeholders(len(batch))})",
+                batch,
+            ):
+                out[obs_id] = (session_id, speaker)
+        return out
+
+    def links_for_observations(self, ids: Sequence[int]) -> dict[int, list[int]]:
+        out: dict[int, list[int]] = {}
+        for batch in _chunks(ids):
+            for obs_id, entity_id in self._all(
+                "SELECT observation_id, entity_id FROM observation_entities "
+                f"WHERE observation_id IN ({_placeholders(len(batch))})",
+                batch,
+            ):
+                out.setdefault(obs_id, []).append(entity_id)
+        return out
+
+    def observations_for_entities(self, ids: Sequence[int], *, limit: int) -> dict[int, list[int]]:
+        out: dict[int, list[int]] = {}
+        for entity_id in ids:
+            out[entity_id] = self._col(
+                "SELECT l.observation_id FROM observation_entities l JOIN observations o "
+                "ON o.id = l.observation_id WHERE l.entity_id=? "
+                "ORDER BY o.observed_at DESC LIMIT ?",
+                (entity_id, limit),
+            )
+        return out
+
+    def relationships_among(self, ids: Sequence[int], *, limit: int) -> list[RelationshipRow]:
+        if not ids:
+            return []
+        ph = _placeholders(len(ids))
+        rows = self._all(
+            f"{_REL_SELECT} WHERE r.source_id IN ({ph}) AND r.target_id IN ({ph}) "
+            "ORDER BY r.valid_until IS NOT NULL, r.weight DESC, r.id LIMIT ?",
+            (*ids, *ids, limit),
+        )
+        return [_rel(r) for r in rows]
+
+    def attributes_by_rowid(self, rowids: Sequence[int]) -> dict[int, AttributeRow]:
+        out: dict[int, AttributeRow] = {}
+        for batch in _chunks(rowids):
+            for r in self._all(
+                f"{_ATTR_SELECT.replace('SELECT ', 'SELECT a.rowid, ', 1)} "
+                f"WHERE a.rowid IN ({_placeholders(len(batch))})",
+                batch,
+            ):
+                out[r[0]] = _attr(r[1:])
+        return out
+
+    def filter_observations(self, query: ObservationFilter, *, limit: int) -> list[int]:
+        sql = "SELECT o.id FROM observations o"
+        where = ["o.memory_id = ?"]
+        params: list[Any] = [self.memory_id]
+        if query.session_id is not None or query.labels:
+            sql += " JOIN turns t ON t.observation_id = o.id"
+        if query.ids is not None:
+            if not query.ids:
+                return []
+            where.append(f"o.id IN ({_placeholders(len(query.ids))})")
+            params += list(query.ids)
+        if query.category is not None:
+            where.append("o.category = ?")
+            params.append(query.category)
+        for tag in query.tags:
+            where.append(
+                "EXISTS (SELECT 1 FROM observation_tags g WHERE g.observation_id = o.id "
+                "AND g.tag = ?)"
+            )
+            params.append(tag)
+        if query.since is not None:
+            where.append("o.observed_at >= ?")
+            params.append(to_db(query.since))
+        if query.until is not None:
+            where.append("o.observed_at <= ?")
+            params.append(to_db(query.until))
+        if query.session_id is not None:
+            where.append("t.session_id = ?")
+            params.append(query.session_id)
+        for label in query.labels:
+            where.append("EXISTS (SELECT 1 FROM json_each(t.labels) j WHERE j.value = ?)")
+            params.append(label)
+        if query.entity_id is not None:
+            where.append(
+                "EXISTS (SELECT 1 FROM observation_entities l WHERE l.observation_id = o.id "
+                "AND l.entity_id = ?)"
+            )
+            params.append(query.entity_id)
+        sql += " WHERE " + " AND ".join(where) + " ORDER BY o.observed_at DESC, o.id DESC LIMIT ?"
+        return self._col(sql, (*params, limit))
