@@ -73,7 +73,11 @@ def main() -> None:
         for path in found:
             data = json.loads(path.read_text("utf-8"))
             conversation = data.get("conversation", data)
-            mem = db.create_memory(re.sub(r"[^A-Za-z0-9_.-]", "-", path.stem))
+            # Embedding is measured by the recall benchmarks; this one counts extraction and
+            # the write (full-text indexing included), so the memories keep no vectors.
+            mem = db.create_memory(
+                re.sub(r"[^A-Za-z0-9_.-]", "-", path.stem), retrieval={"embedder": "none"}
+            )
             latencies: list[float] = []
             for _, start, turns in sessions(conversation):
                 session = mem.create_session(metadata={"source": path.name})
