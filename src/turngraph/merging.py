@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from turngraph import graph
 from turngraph.config import Limits
@@ -23,6 +23,10 @@ class MergeOps:
     _store: Store
     _id: int
     _limits: Limits
+
+    if TYPE_CHECKING:  # provided by Memory
+
+        def _after_write(self) -> None: ...
 
     def consolidate(self) -> list[MergeProposal]:
         """Propose merges of entities recorded under variant names; never applies one.
@@ -104,6 +108,7 @@ class MergeOps:
                 )
         if stale is not None:
             raise stale
+        self._after_write()  # the merged entity's text changed: refresh its vector
         return result
 
     def reject_proposal(self, proposal_id: int) -> MergeProposal:
