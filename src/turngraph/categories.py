@@ -4,27 +4,14 @@ from __future__ import annotations
 
 from typing import Literal
 
+from turngraph.extract.base import MULTI_VALUED, SINGLE_VALUED
+
 Category = Literal["identity", "knowledge", "context"]
 CATEGORIES: tuple[Category, ...] = ("identity", "knowledge", "context")
 
-_IDENTITY_KEYS = frozenset(
-    {
-        "name",
-        "preferred_name",
-        "job_title",
-        "employer",
-        "location",
-        "age",
-        "email",
-        "phone",
-        "birthday",
-        "relationship_status",
-        "nationality",
-        "school",
-        "languages",
-    }
-)
-_KNOWLEDGE_KEYS = frozenset({"likes", "dislikes", "pets", "hobbies", "skills"})
+# Single-valued keys describe who someone is; multi-valued ones what they know and like.
+_IDENTITY_KEYS = SINGLE_VALUED | {"languages"}
+_KNOWLEDGE_KEYS = MULTI_VALUED - {"languages"}
 _IDENTITY_RELATIONS = frozenset(
     {
         "works_at",

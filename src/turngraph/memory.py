@@ -83,6 +83,8 @@ class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps):
         self._id = row.id
         self.name = row.name
         self._limits: Limits = store.settings.limits
+        # Fixed at creation, so read once: recall and every write's indexing consult it.
+        self._retrieval = RetrievalConfig(**json.loads(row.retrieval))
 
     def __repr__(self) -> str:
         return f"<Memory {self.name!r} at {self._store.url}>"
@@ -106,7 +108,7 @@ class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps):
     @property
     def retrieval(self) -> RetrievalConfig:
         """The retrieval configuration fixed when the memory was created."""
-        return RetrievalConfig(**json.loads(self._row.retrieval))
+        return self._retrieval
 
     def info(self) -> MemoryInfo:
         """The memory's settings and counts, read fresh."""
