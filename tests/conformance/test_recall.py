@@ -111,6 +111,27 @@ def test_sessions_and_labels_filter_turns(mem: turngraph.Memory) -> None:
     )
 
 
+def test_a_named_speaker_brings_what_they_said_not_turns_that_address_them(
+    mem: turngraph.Memory,
+) -> None:
+    session = mem.create_session(metadata={"title": "catch-up"})
+    said = [
+        ("Caroline", "Melanie! So good to hear from you, Melanie. How are the kids, Melanie?"),
+        ("Melanie", "They are great. I finally signed up for a pottery class last week."),
+        ("Caroline", "Melanie, that is lovely, Melanie. Pottery sounds relaxing."),
+        ("Melanie", "It is. We also took the kids camping by the lake."),
+        ("Caroline", "Thanks for sharing, Melanie! Talk soon, Melanie."),
+    ]
+    ids = mem.remember_many(
+        [{"content": text, "speaker": who, "session_id": session.id} for who, text in said]
+    ).turn_ids
+    rc = mem.recall("What new hobby did Melanie pick up?", k=3, include=("passages",))
+    assert {h.source.turn_id for h in rc.hits[:2]} == {ids[1], ids[3]}
+    # Unnamed people keep their names in the query: a name is then the only handle.
+    other = mem.remember("Oscar the parrot learned to whistle.", speaker="Caroline")
+    assert mem.recall("Oscar", k=1).hits[0].source.turn_id == other.turn_id
+
+
 def test_deleted_observations_and_sessions_never_come_back(team: turngraph.Memory) -> None:
     team.delete_observation("hiking-note")
     for mode in ("hybrid", "lexical", "dense", "graph"):

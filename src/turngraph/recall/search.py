@@ -284,10 +284,16 @@ class RecallOps:
     ) -> RecallResult:
         terms = query_terms(query)
         embedder = self.embedder if mode in ("hybrid", "dense", "graph") else None
-        qvec = embedder.embed([query])[0] if embedder is not None else None
         # Entities first: those the query spells out, then lexical and dense matches.
         # Dense mode is the embedder alone: no names, no lexical matches, no graph lift.
         named = self._named_entities(tx, query) if mode != "dense" else []
+        # A speaker the query names is found by the entity and speaker signals; the passage
+        # signals read what is asked about them. Their name would otherwise pull every turn
+        # that merely addresses them ("Thanks, Melanie!") above the one that answers.
+        speaking = tx.speakers_among([e.name for e in named if e.type == "person"])
+        people = [e for e in named if e.name in speaking]
+        topic, topic_terms = _without_people(query, terms, people)
+        qvec = embedder.embed([topic])[0] if embedder is not None else None
         ent_signals: list[tuple[dict[int, float], float]] = []
         if terms and mode != "dense":
             ent_signals.append((dict(tx.search_text("fts_entities", _fts(terms), limit=50)), 1.0))
@@ -305,7 +311,7 @@ class RecallOps:
             lexical = dict(
                 tx.search_text(
                     "fts_observations",
-                    _fts(self._selective(tx, terms), "content context"),
+                    _fts(self._selective(tx, topic_terms), "content context"),
                     limit=POOL,
                     weights=(0.0, 0.0, 1.0, W_CONTEXT),
                 )
@@ -569,6 +575,26 @@ def _entity_lift(
         for oid in obs_ids:
             lifted[oid] = lifted.get(oid, 0.0) + weight
     return lifted
+
+
+def _without_people(
+    query: str, terms: list[str], people: Sequence[EntityRow]
+) -> tuple[str, list[str]]:
+    """The query and its terms without the names of the people it names (unless nothing
+    else would be left)."""
+    if not people:
+        return query, terms
+    text = query
+    names: set[str] = set()
+    for person in people:
+        for name in (person.name, *person.name.split()):
+            text = re.sub(rf"\b{re.escape(name)}(?:'s)?\b", " ", text, flags=re.IGNORECASE)
+        names.update(query_terms(person.name))
+    kept = [t for t in terms if t not in names]
+    text = " ".join(text.split())
+    if not kept or not _WORD.search(text):
+        return query, terms
+    return text, kept
 
 
 @lru_cache(maxsize=4096)

@@ -129,6 +129,17 @@ class SearchReads:
                 out[obs_id] = (session_id, speaker)
         return out
 
+    def speakers_among(self, names: Sequence[str]) -> set[str]:
+        """Those of ``names`` that speak a turn of this memory (compared without case)."""
+        return {
+            name
+            for name in names
+            if self._one(
+                "SELECT 1 FROM turns WHERE memory_id=? AND speaker=? COLLATE NOCASE LIMIT 1",
+                (self.memory_id, name),
+            )
+        }
+
     def links_for_observations(self, ids: Sequence[int]) -> dict[int, list[int]]:
         out: dict[int, list[int]] = {}
         for batch in _chunks(ids):
