@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError as PydanticValidationError
 
+from turngraph.access import Access, check_id
 from turngraph.config import Settings
 from turngraph.errors import ImmutableConfigError, NotFoundError, ValidationError
 from turngraph.extract import extractor_from_settings
@@ -117,14 +118,21 @@ class Database:
     def close(self) -> None:
         self.store.close()
 
+    @property
+    def access(self) -> Access:
+        """Principals, keys and grants (what the server authenticates against)."""
+        return Access(self.store)
+
     def create_memory(
         self,
         name: str,
         *,
         visibility: str = "private",
         retrieval: RetrievalConfig | dict[str, Any] | None = None,
+        organization: str = "default",
     ) -> Memory:
-        """Create a memory; its retrieval configuration is fixed from now on.
+        """Create a memory; its retrieval configuration is fixed from now on. ``organization``
+        is whose principals may read it at organization visibility.
 
         Raises ConflictError if a memory of that name exists, ValidationError for a bad name,
         visibility or configuration.
@@ -137,6 +145,7 @@ class Database:
             visibility=vis,
             retrieval=config.model_dump_json(),
             now=datetime.now(UTC),
+            organization=check_id(organization, "organization"),
         )
         return Memory(self.store, row, self.extractor)
 

@@ -120,6 +120,7 @@ class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps):
         return MemoryInfo(
             name=self.name,
             visibility=cast(Visibility, row.visibility),
+            organization=row.organization,
             retrieval=self.retrieval,
             created_at=row.created_at,
             observations=counts.observations,

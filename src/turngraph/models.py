@@ -38,6 +38,7 @@ class RetrievalConfig(_Model):
 class MemoryInfo(_Model):
     name: str
     visibility: Visibility
+    organization: str = "default"
     retrieval: RetrievalConfig
     created_at: datetime
     observations: int = 0

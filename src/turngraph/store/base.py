@@ -26,6 +26,7 @@ class MemoryRow:
     visibility: str
     retrieval: str  # JSON
     created_at: datetime
+    organization: str = "default"
 
 
 @dataclass(frozen=True, slots=True)
@@ -491,14 +492,84 @@ class WriteTx(ReadTx, Protocol):
     def dequeue(self, kind: str, ref: int) -> None: ...
 
 
-class Store(Protocol):
+@dataclass(frozen=True, slots=True)
+class PrincipalRow:
+    id: str
+    organization: str
+    display_name: str
+    kind: str
+    admin: bool
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class KeyRow:
+    id: str
+    principal_id: str
+    name: str
+    created_at: datetime
+    revoked_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GrantRow:
+    principal_id: str
+    memory: str
+    tier: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class IdempotencyRecord:
+    fingerprint: str
+    state: str  # pending | done
+    status: int | None
+    body: str | None
+
+
+class AccessStore(Protocol):
+    """Principals, keys, grants and HTTP idempotency records of a deployment."""
+
+    def create_principal(self, row: PrincipalRow) -> PrincipalRow: ...
+    def get_principal(self, principal_id: str) -> PrincipalRow | None: ...
+    def list_principals(self) -> list[PrincipalRow]: ...
+    def count_principals(self) -> int: ...
+    def add_key(self, row: KeyRow, key_hash: str) -> KeyRow: ...
+    def find_key(self, key_hash: str) -> tuple[KeyRow, PrincipalRow] | None: ...
+    def list_keys(self, principal_id: str | None = None) -> list[KeyRow]: ...
+    def revoke_key(self, key_id: str, now: datetime) -> KeyRow | None: ...
+    def set_grant(self, principal_id: str, memory_id: int, tier: str, now: datetime) -> None: ...
+    def remove_grant(self, principal_id: str, memory_id: int) -> bool: ...
+    def get_grant(self, principal_id: str, memory_id: int) -> str | None: ...
+    def list_grants(self, principal_id: str | None = None) -> list[GrantRow]: ...
+    def idempotency_claim(
+        self,
+        scope: str,
+        key: str,
+        fingerprint: str,
+        *,
+        now: datetime,
+        expired_before: datetime,
+        stale_before: datetime,
+    ) -> IdempotencyRecord | None: ...
+    def idempotency_finish(self, scope: str, key: str, status: int, body: str) -> None: ...
+    def idempotency_release(self, scope: str, key: str) -> None: ...
+
+
+class Store(AccessStore, Protocol):
     """A storage backend holding many memories."""
 
     url: str
     settings: Settings
 
     def create_memory(
-        self, *, name: str, visibility: str, retrieval: str, now: datetime
+        self,
+        *,
+        name: str,
+        visibility: str,
+        retrieval: str,
+        now: datetime,
+        organization: str = "default",
     ) -> MemoryRow: ...
     def get_memory(self, name: str) -> MemoryRow | None: ...
     def list_memories(self) -> list[MemoryRow]: ...

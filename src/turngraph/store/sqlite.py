@@ -12,15 +12,17 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from turngraph.config import Settings
 from turngraph.errors import ConflictError, NotFoundError, StoreError
 from turngraph.store.base import MemoryRow
+from turngraph.store.sqlite_access import AccessRows
 from turngraph.store.sqlite_read import SQLiteReadTx
 from turngraph.store.sqlite_rows import from_db, to_db
 from turngraph.store.sqlite_write import SQLiteTx
@@ -37,7 +39,7 @@ def load_migrations(dialect: str) -> list[tuple[str, str]]:
     return found
 
 
-class SQLiteStore:
+class SQLiteStore(AccessRows):
     """A :class:`~turngraph.store.base.Store` on one SQLite file."""
 
     def __init__(self, path: str | Path, *, settings: Settings | None = None) -> None:
@@ -121,39 +123,48 @@ class SQLiteStore:
     # -- memories --------------------------------------------------------------------------
 
     def create_memory(
-        self, *, name: str, visibility: str, retrieval: str, now: datetime
+        self,
+        *,
+        name: str,
+        visibility: str,
+        retrieval: str,
+        now: datetime,
+        organization: str = "default",
     ) -> MemoryRow:
         conn = self._conn()
         try:
             cur = conn.execute(
-                "INSERT INTO memories (name, visibility, retrieval, created_at) VALUES (?,?,?,?)",
-                (name, visibility, retrieval, to_db(now)),
+                "INSERT INTO memories (name, visibility, retrieval, created_at, organization) "
+                "VALUES (?,?,?,?,?)",
+                (name, visibility, retrieval, to_db(now), organization),
             )
         except sqlite3.IntegrityError:
             raise ConflictError(f"memory {name!r} already exists", memory=name) from None
         assert cur.lastrowid is not None
-        return MemoryRow(cur.lastrowid, name, visibility, retrieval, now)
+        return MemoryRow(cur.lastrowid, name, visibility, retrieval, now, organization)
 
     def get_memory(self, name: str) -> MemoryRow | None:
         row = (
             self._conn()
             .execute(
-                "SELECT id, name, visibility, retrieval, created_at FROM memories WHERE name = ?",
+                "SELECT id, name, visibility, retrieval, created_at, organization FROM memories "
+                "WHERE name = ?",
                 (name,),
             )
             .fetchone()
         )
-        return None if row is None else MemoryRow(row[0], row[1], row[2], row[3], from_db(row[4]))
+        return None if row is None else _memory_row(row)
 
     def list_memories(self) -> list[MemoryRow]:
         rows = (
             self._conn()
             .execute(
-                "SELECT id, name, visibility, retrieval, created_at FROM memories ORDER BY name"
+                "SELECT id, name, visibility, retrieval, created_at, organization FROM memories "
+                "ORDER BY name"
             )
             .fetchall()
         )
-        return [MemoryRow(r[0], r[1], r[2], r[3], from_db(r[4])) for r in rows]
+        return [_memory_row(r) for r in rows]
 
     def set_visibility(self, memory_id: int, visibility: str) -> None:
         self._conn().execute(
@@ -223,6 +234,10 @@ class SQLiteStore:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise StoreError(f"commit failed: {exc}", memory_id=memory_id) from exc
+
+
+def _memory_row(r: Sequence[Any]) -> MemoryRow:
+    return MemoryRow(r[0], r[1], r[2], r[3], from_db(r[4]), r[5])
 
 
 def _split_sql(script: str) -> list[str]:

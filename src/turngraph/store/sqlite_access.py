@@ -1,0 +1,213 @@
+"""SQLite rows for access: principals, keys, grants, and HTTP idempotency records."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from turngraph.errors import ConflictError
+from turngraph.store.base import GrantRow, IdempotencyRecord, KeyRow, PrincipalRow
+from turngraph.store.sqlite_rows import from_db, to_db
+
+_PRINCIPAL = "SELECT id, organization, display_name, kind, admin, created_at FROM principals"
+_KEY = "SELECT id, principal_id, name, created_at, revoked_at FROM api_keys"
+
+
+def _principal(r: Any) -> PrincipalRow:
+    return PrincipalRow(r[0], r[1], r[2], r[3], bool(r[4]), from_db(r[5]))
+
+
+def _key(r: Any) -> KeyRow:
+    return KeyRow(r[0], r[1], r[2], from_db(r[3]), None if r[4] is None else from_db(r[4]))
+
+
+class AccessRows:
+    """Mixed into :class:`~turngraph.store.sqlite.SQLiteStore`."""
+
+    _file_lock: threading.Lock
+
+    if TYPE_CHECKING:  # provided by SQLiteStore
+
+        def _conn(self) -> sqlite3.Connection: ...
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._file_lock:
+            conn = self._conn()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    # -- principals ------------------------------------------------------------------------
+
+    def create_principal(self, row: PrincipalRow) -> PrincipalRow:
+        try:
+            with self._tx() as conn:
+                conn.execute(
+                    "INSERT INTO principals (id, organization, display_name, kind, admin, "
+                    "created_at) VALUES (?,?,?,?,?,?)",
+                    (
+                        row.id,
+                        row.organization,
+                        row.display_name,
+                        row.kind,
+                        int(row.admin),
+                        to_db(row.created_at),
+                    ),
+                )
+        except sqlite3.IntegrityError:
+            raise ConflictError(f"principal {row.id!r} already exists", principal=row.id) from None
+        return row
+
+    def get_principal(self, principal_id: str) -> PrincipalRow | None:
+        r = self._conn().execute(f"{_PRINCIPAL} WHERE id = ?", (principal_id,)).fetchone()
+        return None if r is None else _principal(r)
+
+    def list_principals(self) -> list[PrincipalRow]:
+        return [_principal(r) for r in self._conn().execute(f"{_PRINCIPAL} ORDER BY id")]
+
+    def count_principals(self) -> int:
+        return int(self._conn().execute("SELECT count(*) FROM principals").fetchone()[0])
+
+    # -- keys ------------------------------------------------------------------------------
+
+    def add_key(self, row: KeyRow, key_hash: str) -> KeyRow:
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO api_keys (id, principal_id, name, key_hash, created_at) "
+                "VALUES (?,?,?,?,?)",
+                (row.id, row.principal_id, row.name, key_hash, to_db(row.created_at)),
+            )
+        return row
+
+    def find_key(self, key_hash: str) -> tuple[KeyRow, PrincipalRow] | None:
+        r = (
+            self._conn()
+            .execute(
+                "SELECT k.id, k.principal_id, k.name, k.created_at, k.revoked_at, "
+                "p.id, p.organization, p.display_name, p.kind, p.admin, p.created_at "
+                "FROM api_keys k JOIN principals p ON p.id = k.principal_id "
+                "WHERE k.key_hash = ? AND k.revoked_at IS NULL",
+                (key_hash,),
+            )
+            .fetchone()
+        )
+        return None if r is None else (_key(r[:5]), _principal(r[5:]))
+
+    def list_keys(self, principal_id: str | None = None) -> list[KeyRow]:
+        if principal_id is None:
+            rows = self._conn().execute(f"{_KEY} ORDER BY created_at, id")
+        else:
+            rows = self._conn().execute(
+                f"{_KEY} WHERE principal_id = ? ORDER BY created_at, id", (principal_id,)
+            )
+        return [_key(r) for r in rows]
+
+    def revoke_key(self, key_id: str, now: datetime) -> KeyRow | None:
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+                (to_db(now), key_id),
+            )
+            r = conn.execute(f"{_KEY} WHERE id = ?", (key_id,)).fetchone()
+        return None if r is None else _key(r)
+
+    # -- grants ----------------------------------------------------------------------------
+
+    def set_grant(self, principal_id: str, memory_id: int, tier: str, now: datetime) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO grants (principal_id, memory_id, tier, created_at) VALUES (?,?,?,?) "
+                "ON CONFLICT (principal_id, memory_id) DO UPDATE SET tier = excluded.tier",
+                (principal_id, memory_id, tier, to_db(now)),
+            )
+
+    def remove_grant(self, principal_id: str, memory_id: int) -> bool:
+        with self._tx() as conn:
+            cur = conn.execute(
+                "DELETE FROM grants WHERE principal_id = ? AND memory_id = ?",
+                (principal_id, memory_id),
+            )
+        return cur.rowcount > 0
+
+    def get_grant(self, principal_id: str, memory_id: int) -> str | None:
+        r = (
+            self._conn()
+            .execute(
+                "SELECT tier FROM grants WHERE principal_id = ? AND memory_id = ?",
+                (principal_id, memory_id),
+            )
+            .fetchone()
+        )
+        return None if r is None else str(r[0])
+
+    def list_grants(self, principal_id: str | None = None) -> list[GrantRow]:
+        sql = (
+            "SELECT g.principal_id, m.name, g.tier, g.created_at FROM grants g "
+            "JOIN memories m ON m.id = g.memory_id"
+        )
+        if principal_id is None:
+            rows = self._conn().execute(f"{sql} ORDER BY g.principal_id, m.name")
+        else:
+            rows = self._conn().execute(
+                f"{sql} WHERE g.principal_id = ? ORDER BY m.name", (principal_id,)
+            )
+        return [GrantRow(r[0], r[1], r[2], from_db(r[3])) for r in rows]
+
+    # -- HTTP idempotency ------------------------------------------------------------------
+
+    def idempotency_claim(
+        self,
+        scope: str,
+        key: str,
+        fingerprint: str,
+        *,
+        now: datetime,
+        expired_before: datetime,
+        stale_before: datetime,
+    ) -> IdempotencyRecord | None:
+        """Claim ``key`` for a new request (None), or return the record that holds it.
+
+        Records older than ``expired_before`` are forgotten; a pending claim older than
+        ``stale_before`` (its request died without finishing) is taken over.
+        """
+        with self._tx() as conn:
+            conn.execute(
+                "DELETE FROM http_idempotency WHERE created_at < ?", (to_db(expired_before),)
+            )
+            r = conn.execute(
+                "SELECT fingerprint, state, status, body, created_at FROM http_idempotency "
+                "WHERE scope = ? AND key = ?",
+                (scope, key),
+            ).fetchone()
+            if r is not None and not (r[1] == "pending" and from_db(r[4]) < stale_before):
+                return IdempotencyRecord(r[0], r[1], r[2], r[3])
+            conn.execute(
+                "INSERT OR REPLACE INTO http_idempotency (scope, key, fingerprint, state, "
+                "created_at) VALUES (?,?,?,'pending',?)",
+                (scope, key, fingerprint, to_db(now)),
+            )
+        return None
+
+    def idempotency_finish(self, scope: str, key: str, status: int, body: str) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE http_idempotency SET state = 'done', status = ?, body = ? "
+                "WHERE scope = ? AND key = ?",
+                (status, body, scope, key),
+            )
+
+    def idempotency_release(self, scope: str, key: str) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "DELETE FROM http_idempotency WHERE scope = ? AND key = ? AND state = 'pending'",
+                (scope, key),
+            )

@@ -1,0 +1,134 @@
+"""Principals, keys and tiered connections: who may do what on which memory."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+import turngraph
+from turngraph.access import tier_allows
+from turngraph.errors import ConflictError, ForbiddenError, NotFoundError, ValidationError
+
+
+def test_keys_are_random_hashed_and_revocable(db: turngraph.Database) -> None:
+    access = db.access
+    assert access.is_empty()
+    access.create_principal("bot-1", organization="acme", kind="agent")
+    row, key = access.create_key("bot-1", name="laptop")
+    other_row, other = access.create_key("bot-1")
+    assert key != other
+    assert key.startswith(f"tg_{row.id}_")
+    assert len(key) > 40
+    caller = access.authenticate(key)
+    assert caller is not None
+    assert caller.principal.id == "bot-1"
+    assert caller.key_id == row.id
+    assert access.authenticate(key + "x") is None
+    assert access.authenticate("") is None
+    access.revoke_key(row.id)
+    assert access.authenticate(key) is None
+    assert access.authenticate(other) is not None
+    assert {k.id: k.revoked_at is not None for k in access.list_keys("bot-1")} == {
+        row.id: True,
+        other_row.id: False,
+    }
+    with pytest.raises(NotFoundError):
+        access.revoke_key("nope")
+
+
+def test_tiers_are_nested_per_connection_and_org_visibility_reads(
+    db: turngraph.Database,
+) -> None:
+    access = db.access
+    private = db.create_memory("private-notes", organization="acme")
+    shared = db.create_memory("handbook", organization="acme", visibility="organization")
+    elsewhere = db.create_memory("rival", organization="globex", visibility="organization")
+    for pid, org in (("reader", "acme"), ("writer", "acme"), ("owner", "acme"), ("ext", "x")):
+        access.create_principal(pid, organization=org)
+    access.create_principal("root", organization="acme", admin=True)
+    rows = {m.name: db.store.get_memory(m.name) for m in (private, shared, elsewhere)}
+    assert access.grant("reader", rows["private-notes"], "read") == "read"
+    assert access.grant("writer", rows["private-notes"]) == "read_write"  # the default
+    access.grant("owner", rows["private-notes"], "full")
+
+    def tier(pid: str, memory: str) -> str | None:
+        caller = turngraph.access.Caller(access.principal(pid), "k")
+        row = rows[memory]
+        assert row is not None
+        return caller.tier_on(db.store, row)
+
+    assert [tier(p, "private-notes") for p in ("reader", "writer", "owner", "ext", "root")] == [
+        "read",
+        "read_write",
+        "full",
+        None,
+        "full",
+    ]
+    # Organization visibility: every principal of that organization reads; no one else.
+    assert tier("ext", "handbook") is None
+    assert tier("reader", "handbook") == "read"
+    assert tier("reader", "rival") is None
+    assert tier_allows("full", "read")
+    assert not tier_allows("read", "read_write")
+    assert not tier_allows(None, "read")
+    caller = turngraph.access.Caller(access.principal("writer"), "k")
+    row = rows["private-notes"]
+    assert row is not None
+    with pytest.raises(ForbiddenError, match="needs the 'full' tier"):
+        caller.require(db.store, row, "full")
+    access.revoke_grant("writer", row)
+    with pytest.raises(ForbiddenError, match="no connection"):
+        caller.require(db.store, row, "read")
+    assert {(g.principal_id, g.memory, g.tier) for g in access.list_grants()} == {
+        ("reader", "private-notes", "read"),
+        ("owner", "private-notes", "full"),
+    }
+
+
+def test_bad_access_input_is_rejected(db: turngraph.Database) -> None:
+    access = db.access
+    with pytest.raises(ValidationError, match="principal id"):
+        access.create_principal("no spaces")
+    with pytest.raises(ValidationError, match="kind"):
+        access.create_principal("a", kind="robot")
+    access.create_principal("a")
+    with pytest.raises(ConflictError):
+        access.create_principal("a")
+    with pytest.raises(NotFoundError):
+        access.create_key("ghost")
+    with pytest.raises(ValidationError, match="at least 16"):
+        access.create_key("a", secret="short")
+    memory = db.create_memory("m")
+    row = db.store.get_memory(memory.name)
+    assert row is not None
+    with pytest.raises(ValidationError, match="tier"):
+        access.grant("a", row, "admin")
+    with pytest.raises(ValidationError, match="organization"):
+        db.create_memory("n", organization="bad org")
+
+
+def test_http_idempotency_records_claim_replay_and_expire(db: turngraph.Database) -> None:
+    store = db.store
+    now = datetime.now(UTC)
+    window = {
+        "expired_before": now - timedelta(hours=24),
+        "stale_before": now - timedelta(seconds=60),
+    }
+    assert store.idempotency_claim("m:p", "k1", "fp", now=now, **window) is None
+    pending = store.idempotency_claim("m:p", "k1", "fp", now=now, **window)
+    assert pending is not None
+    assert pending.state == "pending"
+    store.idempotency_finish("m:p", "k1", 200, '{"ok":true}')
+    done = store.idempotency_claim("m:p", "k1", "other", now=now, **window)
+    assert done is not None
+    assert (done.state, done.status, done.fingerprint) == ("done", 200, "fp")
+    # A released claim (a failed write) frees the key; another scope never sees it.
+    assert store.idempotency_claim("m:p", "k2", "fp", now=now, **window) is None
+    store.idempotency_release("m:p", "k2")
+    assert store.idempotency_claim("m:p", "k2", "fp", now=now, **window) is None
+    assert store.idempotency_claim("m:q", "k1", "fp", now=now, **window) is None
+    # After 24 hours a record is forgotten.
+    later = now + timedelta(hours=25)
+    aged = {"expired_before": later - timedelta(hours=24), "stale_before": later}
+    assert store.idempotency_claim("m:p", "k1", "new", now=later, **aged) is None
