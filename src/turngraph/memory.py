@@ -25,6 +25,7 @@ from turngraph.errors import (
 from turngraph.extract.base import Extractor
 from turngraph.extract.rules import RuleExtractor
 from turngraph.files import FileOps
+from turngraph.forget import ForgetOps
 from turngraph.merging import MergeOps
 from turngraph.models import (
     DeleteResult,
@@ -70,7 +71,7 @@ _T = TypeVar("_T")
 DEFAULT_CATEGORY = "note"
 
 
-class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps):
+class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps, ForgetOps):
     """One memory: observations, the entity graph derived from them, files and proposals.
 
     Obtain it from :meth:`turngraph.Database.memory` or ``create_memory``. Thread-safe.

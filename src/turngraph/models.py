@@ -168,6 +168,26 @@ class FileContent(_Model):
     data: bytes
 
 
+class ForgetResult(_Model):
+    """What :meth:`~turngraph.Memory.forget` removed (or, on a dry run, would remove)."""
+
+    deleted: int
+    observations: list[str] = Field(default_factory=list)  # slugs
+    pruned_entities: list[str] = Field(default_factory=list)
+    purged_versions: int = 0
+    dry_run: bool = False
+
+
+class EntityDeleteResult(_Model):
+    """What :meth:`~turngraph.Memory.delete_entity` removed."""
+
+    entity: str
+    type: str
+    relationships: int
+    attributes: int
+    unlinked_observations: int
+
+
 class MergeProposal(_Model):
     """A proposed merge of ``duplicate`` into ``canonical``; applied only when accepted."""
 

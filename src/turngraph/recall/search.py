@@ -271,6 +271,43 @@ class RecallOps:
             result = result.model_copy(update={"hits": [], "snippets": []})
         return result.model_copy(update={"took_ms": (time.perf_counter() - started) * 1000})
 
+    def context(
+        self,
+        query: str,
+        *,
+        session_id: str | None = None,
+        k: int = 10,
+        labels: Sequence[str] | None = None,
+    ) -> str:
+        """Recall rendered as prompt-ready text: the entities, the relationships among them,
+        then the passages and facts, best first, each with when and who. Bounded like
+        :meth:`recall`."""
+        rc = self.recall(query, k=k, session_id=session_id, labels=labels)
+        lines: list[str] = []
+        if rc.entities:
+            lines.append("Entities:")
+            lines += [
+                f"- {e.name} ({e.type})" + (f": {e.description}" if e.description else "")
+                for e in rc.entities
+            ]
+        if rc.relationships:
+            lines.append("Relationships:")
+            lines += [
+                f"- {r.source} {r.type.replace('_', ' ')} {r.target}" for r in rc.relationships
+            ]
+        if rc.hits:
+            lines.append("Passages:")
+            for hit in rc.hits:
+                who = hit.source.speaker or hit.source.role
+                lines.append(
+                    f"- [{hit.observed_at:%Y-%m-%d %H:%M}]"
+                    + (f" {who}:" if who and hit.kind == "turn" else "")
+                    + f" {hit.text}"
+                )
+        if rc.truncated:
+            lines.append("(more matched: " + "; ".join(rc.truncated) + ")")
+        return "\n".join(lines)
+
     # -- semantic --------------------------------------------------------------------------
 
     def _semantic(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from turngraph.store.base import (
     AttributeRow,
@@ -35,8 +35,11 @@ def _placeholders(n: int) -> str:
     return ",".join("?" * n)
 
 
-def _chunks(ids: Iterable[int], size: int = 500) -> Iterator[list[int]]:
-    batch: list[int] = []
+T = TypeVar("T")
+
+
+def _chunks(ids: Iterable[T], size: int = 500) -> Iterator[list[T]]:
+    batch: list[T] = []
     for i in ids:
         batch.append(i)
         if len(batch) == size:

@@ -558,6 +558,14 @@ class SQLiteTx(SQLiteReadTx):
             ),
         )
 
+    def delete_attributes(self, ids: Iterable[str]) -> None:
+        for batch in _chunks(ids):
+            self.conn.execute(
+                f"DELETE FROM attributes WHERE memory_id = ? AND id IN "
+                f"({_placeholders(len(batch))})",
+                (self.memory_id, *batch),
+            )
+
     def move_attributes(self, from_entity_id: int, to_entity_id: int) -> None:
         self.conn.execute(
             "UPDATE attributes SET entity_id=? WHERE entity_id=?", (to_entity_id, from_entity_id)
