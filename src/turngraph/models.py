@@ -360,6 +360,14 @@ class StateRelation(_Model):
     created_at: datetime
 
 
+class EntityState(_Model):
+    """One entity with its current attributes and relations."""
+
+    entity: StateEntity
+    attributes: list[AttributeVersion] = Field(default_factory=list)
+    relations: list[StateRelation] = Field(default_factory=list)
+
+
 class CategoryState(_Model):
     entities: list[StateEntity] = Field(default_factory=list)
     attributes: list[AttributeVersion] = Field(default_factory=list)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import UTC, datetime
 
 from turngraph import categories
 from turngraph.config import Limits
@@ -12,6 +12,7 @@ from turngraph.ids import entity_ref
 from turngraph.models import (
     AttributeVersion,
     CategoryState,
+    EntityState,
     ExtractedAction,
     Instruction,
     State,
@@ -21,7 +22,7 @@ from turngraph.models import (
     Uncertainty,
 )
 from turngraph.reconcile import attribute_key
-from turngraph.store.base import AttributeRow, Store
+from turngraph.store.base import AttributeRow, EntityRow, ReadTx, RelationshipRow, Store
 from turngraph.validate import normalize_name, normalize_type, parse_datetime
 
 MAX_STATE_LIMIT = 500
@@ -42,6 +43,31 @@ def to_version(row: AttributeRow) -> AttributeVersion:
         source_turn=row.source_turn,
         source_slug=row.source_slug,
         created_at=row.created_at,
+    )
+
+
+def to_state_entity(e: EntityRow) -> StateEntity:
+    return StateEntity(
+        id=entity_ref(e.type, e.key),
+        name=e.name,
+        entity_type=e.type,
+        memory_category=categories.check(e.memory_category) or "knowledge",
+        description=e.description,
+        created_at=e.created_at,
+        updated_at=e.updated_at,
+    )
+
+
+def to_state_relation(r: RelationshipRow) -> StateRelation:
+    return StateRelation(
+        id=f"relation:{r.id}",
+        subject=entity_ref(r.source_type, r.source_key),
+        label=r.type,
+        object=entity_ref(r.target_type, r.target_key),
+        memory_category=categories.check(r.memory_category) or "knowledge",
+        valid_from=r.valid_from,
+        valid_until=r.valid_until,
+        created_at=r.valid_from or datetime.fromtimestamp(0, UTC),
     )
 
 
@@ -78,32 +104,9 @@ class StateOps:
                 ):
                     cut[label] = cut[label] or len(rows) > limit
                 groups[category] = CategoryState(
-                    entities=[
-                        StateEntity(
-                            id=entity_ref(e.type, e.key),
-                            name=e.name,
-                            entity_type=e.type,
-                            memory_category=category,
-                            description=e.description,
-                            created_at=e.created_at,
-                            updated_at=e.updated_at,
-                        )
-                        for e in ents[:limit]
-                    ],
+                    entities=[to_state_entity(e) for e in ents[:limit]],
                     attributes=[to_version(a) for a in attrs[:limit]],
-                    relations=[
-                        StateRelation(
-                            id=f"relation:{r.id}",
-                            subject=entity_ref(r.source_type, r.source_key),
-                            label=r.type,
-                            object=entity_ref(r.target_type, r.target_key),
-                            memory_category=category,
-                            valid_from=r.valid_from,
-                            valid_until=r.valid_until,
-                            created_at=r.valid_from or datetime.fromtimestamp(0).astimezone(),
-                        )
-                        for r in rels[:limit]
-                    ],
+                    relations=[to_state_relation(r) for r in rels[:limit]],
                     actions=[
                         ExtractedAction.model_validate(json.loads(f.data)) for f in acts[:limit]
                     ],
@@ -126,22 +129,52 @@ class StateOps:
             as_of=at,
         )
 
+    def entity_state(self, entity_type: str, name: str) -> EntityState:
+        """One entity with its current attributes and relations. NotFoundError when no entity
+        of that type has that name."""
+        with self._store.read(self._id) as tx:
+            entity = self._typed_entity(tx, entity_type, name)
+            attributes = [
+                to_version(a)
+                for key in tx.attribute_keys(entity.id)
+                for a in tx.current_attributes(entity.id, key)
+            ]
+            rels, _ = tx.entity_relationships(entity.id, limit=MAX_STATE_LIMIT)
+        return EntityState(
+            entity=to_state_entity(entity),
+            attributes=attributes,
+            relations=[to_state_relation(r) for r in rels if r.valid_until is None],
+        )
+
+    def entity_states(
+        self, entity_type: str | None = None, *, limit: int = 100, offset: int = 0
+    ) -> list[StateEntity]:
+        """Entities ordered by type then name, as :meth:`state` shows them."""
+        etype = None if entity_type is None else normalize_type(entity_type, field="type", limit=64)
+        with self._store.read(self._id) as tx:
+            rows = tx.list_entities(type=etype, limit=limit, offset=offset, by_name=True)
+        return [to_state_entity(e) for e in rows]
+
+    def _typed_entity(self, tx: ReadTx, entity_type: str, name: str) -> EntityRow:
+        etype = normalize_type(entity_type, field="entity_type", limit=64)
+        _, ekey = normalize_name(name, field="name", limit=self._limits.entity_name_chars)
+        entity = tx.find_entities([ekey]).get(ekey)
+        if entity is None or entity.type != etype:
+            raise NotFoundError(
+                f"no {etype} named {name!r} in memory {self.name!r}",
+                memory=self.name,
+                entity=name,
+                entity_type=etype,
+            )
+        return entity
+
     def entity_history(self, entity_type: str, name: str, key: str) -> list[AttributeVersion]:
         """Every version of one attribute of one entity, oldest first, superseded ones
         included, each with the turn (or observation) it came from. NotFoundError when no
         entity of that type has that name."""
-        etype = normalize_type(entity_type, field="entity_type", limit=64)
-        _, ekey = normalize_name(name, field="name", limit=self._limits.entity_name_chars)
         akey = attribute_key(key)
         if not akey:
             raise ValidationError("key must name an attribute", field="key")
         with self._store.read(self._id) as tx:
-            entity = tx.find_entities([ekey]).get(ekey)
-            if entity is None or entity.type != etype:
-                raise NotFoundError(
-                    f"no {etype} named {name!r} in memory {self.name!r}",
-                    memory=self.name,
-                    entity=name,
-                    entity_type=etype,
-                )
+            entity = self._typed_entity(tx, entity_type, name)
             return [to_version(r) for r in tx.attribute_history(entity.id, akey)]

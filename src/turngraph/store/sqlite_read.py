@@ -165,17 +165,20 @@ class SQLiteReadTx(TurnReads, SearchReads):
                 out[r[0]] = _ent(r)
         return out
 
-    def list_entities(self, *, type: str | None, limit: int, offset: int) -> list[EntityRow]:
+    def list_entities(
+        self, *, type: str | None, limit: int, offset: int, by_name: bool = False
+    ) -> list[EntityRow]:
+        order = "type, key" if by_name else "degree DESC, key"
         if type is None:
             rows = self._all(
                 f"SELECT {_ENT_COLS} FROM entities WHERE memory_id=? "
-                "ORDER BY degree DESC, key LIMIT ? OFFSET ?",
+                f"ORDER BY {order} LIMIT ? OFFSET ?",
                 (self.memory_id, limit, offset),
             )
         else:
             rows = self._all(
                 f"SELECT {_ENT_COLS} FROM entities WHERE memory_id=? AND type=? "
-                "ORDER BY degree DESC, key LIMIT ? OFFSET ?",
+                f"ORDER BY {order} LIMIT ? OFFSET ?",
                 (self.memory_id, type, limit, offset),
             )
         return [_ent(r) for r in rows]

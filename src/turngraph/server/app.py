@@ -1,0 +1,209 @@
+"""The ASGI application: one core, two APIs (the memory API and the graph API), admin routes.
+
+Routes are plain functions run in the worker thread pool: reads run concurrently, writes to
+one memory queue on its lock in the core. Every response carries ``X-Trace-Id``; every error
+is ``{"message": ...}`` with the status of its kind, never a stack trace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+import turngraph
+from turngraph.database import Database
+from turngraph.errors import TurngraphError
+from turngraph.server.common import HTTPProblem, status_of
+from turngraph.server.settings import ServerSettings
+
+log = logging.getLogger("turngraph.server")
+
+
+def create_app(settings: ServerSettings | None = None, *, db: Database | None = None) -> FastAPI:
+    """The application for ``settings`` (or on an open ``db``, which the caller closes)."""
+    from turngraph.server import admin_api, graph_api, memory_api
+
+    settings = settings or ServerSettings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        owned = db is None
+        app.state.db = db or turngraph.open(settings.db, settings=settings.core())
+        app.state.settings = settings
+        try:
+            yield
+        finally:
+            if owned:
+                app.state.db.close()
+
+    app = FastAPI(
+        title="turngraph",
+        version=turngraph.__version__,
+        summary="Memory for conversational agents: turns, an editable graph, bounded recall.",
+        lifespan=lifespan,
+    )
+    app.include_router(memory_api.router)
+    app.include_router(graph_api.router)
+    app.include_router(admin_api.router)
+    _errors(app)
+    app.add_middleware(TimeoutMiddleware, seconds=settings.request_timeout_seconds)
+    app.add_middleware(BodyLimitMiddleware, limit=settings.max_body_bytes)
+    app.add_middleware(TraceMiddleware)
+    return app
+
+
+def _problem(status: int, message: str, **extra: Any) -> JSONResponse:
+    body = {"message": message, **{k: v for k, v in extra.items() if v is not None}}
+    return JSONResponse(body, status_code=status)
+
+
+def _errors(app: FastAPI) -> None:
+    @app.exception_handler(TurngraphError)
+    async def core_error(_: Request, exc: TurngraphError) -> JSONResponse:
+        body = exc.to_dict()
+        return _problem(status_of(exc), body.pop("message"), **body)
+
+    @app.exception_handler(HTTPProblem)
+    async def problem(_: Request, exc: HTTPProblem) -> JSONResponse:
+        return _problem(exc.status, exc.message, **exc.extra)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(_: Request, exc: RequestValidationError) -> JSONResponse:
+        parts = []
+        for err in exc.errors()[:5]:
+            where = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
+            parts.append(f"{where}: {err.get('msg', 'invalid')}")
+        first = exc.errors()[0].get("loc", ()) if exc.errors() else ()
+        field = ".".join(str(p) for p in first if p != "body") or None
+        return _problem(400, "invalid request: " + "; ".join(parts), field=field)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return _problem(exc.status_code, str(exc.detail))
+
+    @app.exception_handler(Exception)
+    async def unexpected(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error", exc_info=exc)
+        return _problem(500, "internal error; see the server log")
+
+
+class TraceMiddleware:
+    """Gives every response an ``X-Trace-Id`` (the caller's, if it sent a sane one)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        trace = f"trace:{secrets.token_hex(8)}".encode()
+
+        async def send_with_trace(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k != b"x-trace-id"]
+                message["headers"] = [*headers, (b"X-Trace-Id", trace)]
+            await send(message)
+
+        await self.app(scope, receive, send_with_trace)
+
+
+class BodyLimitMiddleware:
+    """Refuses a body over ``limit`` bytes with 413, by its Content-Length or as it streams."""
+
+    def __init__(self, app: ASGIApp, *, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for key, value in scope.get("headers", []):
+            if key == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    declared = 0
+                if declared > self.limit:
+                    await self._refuse(send)
+                    return
+        seen = 0
+        too_big = False
+
+        async def counted() -> Message:
+            nonlocal seen, too_big
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    too_big = True
+                    raise _TooBig
+            return message
+
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, counted, tracked)
+        except _TooBig:
+            if not started:
+                await self._refuse(send)
+
+    async def _refuse(self, send: Send) -> None:
+        response = _problem(413, f"request body is over the limit of {self.limit} bytes")
+        await response({"type": "http"}, _no_body, send)
+
+
+class _TooBig(Exception):
+    pass
+
+
+async def _no_body() -> Message:
+    return {"type": "http.request", "body": b"", "more_body": False}
+
+
+class TimeoutMiddleware:
+    """Answers 503 when a request runs past ``seconds``."""
+
+    def __init__(self, app: ASGIApp, *, seconds: float) -> None:
+        self.app = app
+        self.seconds = seconds
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("path", "").startswith("/mcp"):
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await asyncio.wait_for(self.app(scope, receive, tracked), self.seconds)
+        except TimeoutError:
+            if not started:
+                response = _problem(503, f"the request took longer than {self.seconds:g} s")
+                response.headers["Retry-After"] = "1"
+                await response(scope, _no_body, send)
+
+
+Handler = Callable[[Request], Awaitable[Response]]

@@ -1,0 +1,5 @@
+"""The graph API (``/v1/memories/...``)."""
+
+from fastapi import APIRouter
+
+router = APIRouter(prefix="/v1", tags=["graph API"])

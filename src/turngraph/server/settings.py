@@ -1,0 +1,70 @@
+"""Server settings: flags over ``TURNGRAPH_*`` environment variables over defaults."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from turngraph.config import Settings
+from turngraph.errors import ValidationError
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSettings:
+    """Everything ``turngraph serve`` reads. Each field is also ``TURNGRAPH_<FIELD>``."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    db: str = "./turngraph.db"
+    # Requests larger than this are refused with 413 before they are read in full.
+    max_body_bytes: int = 12 * 1024 * 1024
+    # A request still running after this long is answered with 503 (the work it started
+    # finishes or rolls back on its own; writes are atomic).
+    request_timeout_seconds: float = 30.0
+    # The admin key adopted on first start with an empty database (else one is generated).
+    admin_key: str | None = field(default=None, repr=False)
+    # Core settings passed to the database.
+    extractor: str = "rules"
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key: str | None = field(default=None, repr=False)
+    embeddings_base_url: str | None = None
+    embeddings_api_key: str | None = field(default=None, repr=False)
+
+    @classmethod
+    def load(cls, environ: Mapping[str, str] | None = None, **flags: Any) -> ServerSettings:
+        """Defaults, then ``TURNGRAPH_*`` variables, then ``flags`` that are not None."""
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = env.get(f"TURNGRAPH_{f.name.upper()}")
+            if raw is not None and raw != "":
+                values[f.name] = _convert(f.name, raw, f.type)
+        values.update({k: v for k, v in flags.items() if v is not None})
+        return cls(**values)
+
+    def core(self) -> Settings:
+        return Settings(
+            extractor=self.extractor,
+            llm_base_url=self.llm_base_url,
+            llm_model=self.llm_model,
+            llm_api_key=self.llm_api_key,
+            embeddings_base_url=self.embeddings_base_url,
+            embeddings_api_key=self.embeddings_api_key,
+        )
+
+
+def _convert(name: str, raw: str, kind: object) -> Any:
+    text = str(kind)
+    try:
+        if text.startswith("int"):
+            return int(raw)
+        if text.startswith("float"):
+            return float(raw)
+    except ValueError:
+        raise ValidationError(
+            f"TURNGRAPH_{name.upper()} must be a number, got {raw!r}", field=name
+        ) from None
+    return raw
