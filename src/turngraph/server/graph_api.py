@@ -1,5 +1,601 @@
-"""The graph API (``/v1/memories/...``)."""
+"""The graph API (``/v1/...``): every operation of the embedded :class:`~turngraph.Memory`,
+over HTTP, with the same names and the same result shapes (snake_case JSON).
 
-from fastapi import APIRouter
+Tiers: ``read`` for recall and every read; ``read_write`` for remembering, adding
+observations, storing files, consolidating and rejecting proposals; ``full`` for updates,
+deletes, forget and accepting merges. ``Idempotency-Key`` on a write is passed to the core,
+which replays the first result for the same request and refuses a different one (409).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, Header, Query, Request, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from turngraph.access import Tier
+from turngraph.errors import ForbiddenError
+from turngraph.models import (
+    AppendixFile,
+    AttributeVersion,
+    BatchResult,
+    DeleteResult,
+    Entity,
+    EntityDeleteResult,
+    EntitySummary,
+    ForgetResult,
+    MemoryInfo,
+    MergeProposal,
+    MergeResult,
+    Observation,
+    RecallResult,
+    RememberResult,
+    Session,
+    State,
+    TurnPage,
+    WriteResult,
+)
+from turngraph.server.common import (
+    Bound,
+    CallerDep,
+    DatabaseDep,
+    bind,
+    responses,
+)
 
 router = APIRouter(prefix="/v1", tags=["graph API"])
+IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=200)]
+ERRS = (400, 401, 403, 404)
+
+
+def _ok(*codes: int) -> dict[int | str, dict[str, Any]]:
+    return responses(*ERRS, *codes)
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class EntityIn(_In):
+    name: str = Field(min_length=1, max_length=200)
+    type: str = Field(default="other", max_length=64)
+    description: str = Field(max_length=4000)
+    retrieval_queries: list[str] | None = Field(default=None, max_length=10)
+
+
+class RelationshipIn(_In):
+    source: str = Field(min_length=1, max_length=200)
+    type: str = Field(min_length=1, max_length=64)
+    target: str = Field(min_length=1, max_length=200)
+    description: str | None = Field(default=None, max_length=4000)
+    weight: float | None = None
+
+
+class RelationshipRefIn(_In):
+    source: str = Field(min_length=1, max_length=200)
+    type: str = Field(min_length=1, max_length=64)
+    target: str = Field(min_length=1, max_length=200)
+
+
+class ObservationIn(_In):
+    title: str
+    content: str
+    category: str | None = None
+    tags: list[str] | None = None
+    observed_at: str | None = None
+    confidence: float | None = None
+    source: str | None = None
+    entities: list[EntityIn] | None = Field(default=None, max_length=100)
+    relationships: list[RelationshipIn] | None = Field(default=None, max_length=200)
+    files: list[str] | None = Field(default=None, max_length=50)
+
+
+class ObservationPatch(_In):
+    title: str | None = None
+    content: str | None = None
+    category: str | None = None
+    tags: list[str] | None = None
+    observed_at: str | None = None
+    confidence: float | None = None
+    source: str | None = None
+    entities: list[EntityIn] | None = Field(default=None, max_length=100)
+    relationships: list[RelationshipIn] | None = Field(default=None, max_length=200)
+    remove_entities: list[str] | None = Field(default=None, max_length=100)
+    remove_relationships: list[RelationshipRefIn] | None = Field(default=None, max_length=200)
+    files: list[str] | None = Field(default=None, max_length=50)
+    remove_files: list[str] | None = Field(default=None, max_length=50)
+
+
+class RecallIn(_In):
+    query: str | None = Field(default=None, max_length=4000)
+    k: int = Field(default=10, ge=1)
+    mode: Literal["hybrid", "lexical", "dense", "graph"] = "hybrid"
+    include: tuple[Literal["entities", "passages"], ...] = ("entities", "passages")
+    session_id: str | None = Field(default=None, max_length=200)
+    category: str | None = Field(default=None, max_length=64)
+    tags: list[str] | None = Field(default=None, max_length=32)
+    since: str | None = None
+    until: str | None = None
+    entity: str | None = Field(default=None, max_length=200)
+    as_of: str | None = None
+    labels: list[str] | None = Field(default=None, max_length=64)
+    max_entities: int | None = Field(default=None, ge=1)
+    max_relationships: int | None = Field(default=None, ge=1)
+    max_snippets: int | None = Field(default=None, ge=1)
+
+
+class TurnIn(_In):
+    text: str | None = None
+    session_id: str | None = Field(default=None, max_length=200)
+    role: Literal["user", "assistant", "system", "tool"] = "user"
+    speaker: str | None = Field(default=None, max_length=200)
+    infer: Literal["full", "triples", "preview", "none"] = "full"
+    observed_at: str | None = None
+    memory_category: Literal["identity", "knowledge", "context"] | None = None
+    labels: list[str] = Field(default_factory=list, max_length=64)
+    triples: list[dict[str, Any]] | None = Field(default=None, max_length=200)
+
+
+class MessageIn(_In):
+    role: Literal["user", "assistant", "system", "tool"] = "user"
+    content: str
+    ts: str | None = None
+    speaker: str | None = Field(default=None, max_length=200)
+
+
+class TurnsIn(_In):
+    messages: list[MessageIn] = Field(min_length=1, max_length=500)
+    session_id: str | None = Field(default=None, max_length=200)
+    extract: Literal["per_message", "whole_conversation"] = "per_message"
+    infer: Literal["full", "triples", "preview", "none"] = "full"
+    labels: list[str] = Field(default_factory=list, max_length=64)
+
+
+class SessionIn(_In):
+    metadata: Any = None
+
+
+class ForgetIn(_In):
+    query: str = Field(min_length=1, max_length=4000)
+    purge: bool = False
+    dry_run: bool = False
+
+
+class MemoryIn(_In):
+    name: str = Field(min_length=1, max_length=64)
+    visibility: Literal["private", "organization"] = "private"
+    retrieval: dict[str, Any] | None = None
+
+
+class MemoryPatch(_In):
+    visibility: Literal["private", "organization"] | None = None
+    retrieval: dict[str, Any] | None = None
+
+
+class MemoryOut(MemoryInfo):
+    tier: str
+
+
+def _dump(items: list[Any] | None) -> list[dict[str, Any]] | None:
+    return None if items is None else [i.model_dump(exclude_none=True) for i in items]
+
+
+def _m(db: DatabaseDep, caller: CallerDep, name: str, tier: Tier) -> Bound:
+    return bind(db, caller, name, tier, bad_id=400)
+
+
+# -- memories ------------------------------------------------------------------------------
+
+
+@router.post("/memories", status_code=201, response_model=MemoryOut, responses=_ok(409))
+def create_memory(body: MemoryIn, db: DatabaseDep, caller: CallerDep) -> MemoryOut:
+    """Create a memory in the caller's organization; the caller gets the ``full`` tier on it.
+    Its retrieval configuration is fixed from now on."""
+    memory = db.create_memory(
+        body.name,
+        visibility=body.visibility,
+        retrieval=body.retrieval,
+        organization=caller.principal.organization,
+    )
+    row = db.store.get_memory(memory.name)
+    assert row is not None
+    if not caller.principal.admin:
+        db.access.grant(caller.principal.id, row, "full")
+    return MemoryOut(**memory.info().model_dump(), tier="full")
+
+
+@router.get("/memories", response_model=list[MemoryOut], responses=_ok())
+def list_memories(db: DatabaseDep, caller: CallerDep) -> list[MemoryOut]:
+    """The memories the caller can reach, with its tier on each."""
+    out = []
+    for row in db.store.list_memories():
+        tier = caller.tier_on(db.store, row)
+        if tier is not None:
+            out.append(MemoryOut(**db.memory(row.name).info().model_dump(), tier=tier))
+    return out
+
+
+@router.get("/memories/{memory}", response_model=MemoryOut, responses=_ok())
+def memory_info(memory: str, db: DatabaseDep, caller: CallerDep) -> MemoryOut:
+    """A memory's settings, fixed retrieval configuration and counts."""
+    b = _m(db, caller, memory, "read")
+    return MemoryOut(**b.memory.info().model_dump(), tier=b.tier)
+
+
+@router.patch("/memories/{memory}", response_model=MemoryOut, responses=_ok(409))
+def update_memory(memory: str, body: MemoryPatch, db: DatabaseDep, caller: CallerDep) -> MemoryOut:
+    """Change visibility. A different retrieval configuration is refused (409)."""
+    b = _m(db, caller, memory, "full")
+    info = db.update_memory(memory, visibility=body.visibility, retrieval=body.retrieval)
+    return MemoryOut(**info.model_dump(), tier=b.tier)
+
+
+@router.delete("/memories/{memory}", status_code=204, responses=_ok())
+def delete_memory(memory: str, db: DatabaseDep, caller: CallerDep) -> Response:
+    """Delete a memory and everything in it (admin only)."""
+    _m(db, caller, memory, "full")
+    if not caller.principal.admin:
+        raise ForbiddenError("only an admin may delete a whole memory", memory=memory)
+    db.delete_memory(memory)
+    return Response(status_code=204)
+
+
+# -- observations ---------------------------------------------------------------------------
+
+
+@router.post(
+    "/memories/{memory}/observations",
+    status_code=201,
+    response_model=WriteResult,
+    responses=_ok(409, 413),
+)
+def add_observation(
+    memory: str,
+    body: ObservationIn,
+    db: DatabaseDep,
+    caller: CallerDep,
+    idempotency_key: IdempotencyKey = None,
+) -> WriteResult:
+    """Write one observation with the entities and relationships it names."""
+    b = _m(db, caller, memory, "read_write")
+    fields = body.model_dump(exclude={"entities", "relationships"})
+    return b.memory.add_observation(
+        **fields,
+        entities=_dump(body.entities),
+        relationships=_dump(body.relationships),
+        idempotency_key=idempotency_key,
+    )
+
+
+@router.get("/memories/{memory}/observations/{slug}", response_model=Observation, responses=_ok())
+def get_observation(memory: str, slug: str, db: DatabaseDep, caller: CallerDep) -> Observation:
+    """An observation in full, by its slug."""
+    return _m(db, caller, memory, "read").memory.get_observation(slug)
+
+
+@router.patch(
+    "/memories/{memory}/observations/{slug}", response_model=WriteResult, responses=_ok(409, 413)
+)
+def update_observation(
+    memory: str,
+    slug: str,
+    body: ObservationPatch,
+    db: DatabaseDep,
+    caller: CallerDep,
+    idempotency_key: IdempotencyKey = None,
+) -> WriteResult:
+    """Edit an observation; entity and relationship lists merge, removal is explicit."""
+    b = _m(db, caller, memory, "full")
+    fields = body.model_dump(
+        exclude={"entities", "relationships", "remove_relationships"}, exclude_unset=True
+    )
+    return b.memory.update_observation(
+        slug,
+        **fields,
+        entities=_dump(body.entities),
+        relationships=_dump(body.relationships),
+        remove_relationships=_dump(body.remove_relationships),
+        idempotency_key=idempotency_key,
+    )
+
+
+@router.delete(
+    "/memories/{memory}/observations/{slug}", response_model=DeleteResult, responses=_ok(409)
+)
+def delete_observation(
+    memory: str,
+    slug: str,
+    db: DatabaseDep,
+    caller: CallerDep,
+    idempotency_key: IdempotencyKey = None,
+) -> DeleteResult:
+    """Delete an observation and prune what only it backed."""
+    b = _m(db, caller, memory, "full")
+    return b.memory.delete_observation(slug, idempotency_key=idempotency_key)
+
+
+# -- recall ---------------------------------------------------------------------------------
+
+
+@router.post("/memories/{memory}/recall", response_model=RecallResult, responses=_ok())
+def recall(memory: str, body: RecallIn, db: DatabaseDep, caller: CallerDep) -> RecallResult:
+    """Semantic recall (with ``query``) or structural recall (filters only), bounded."""
+    b = _m(db, caller, memory, "read")
+    return b.memory.recall(body.query, **body.model_dump(exclude={"query"}))
+
+
+@router.post("/memories/{memory}/context", responses=_ok())
+def context(
+    memory: str,
+    db: DatabaseDep,
+    caller: CallerDep,
+    query: Annotated[str, Body(embed=True, min_length=1, max_length=4000)],
+    session_id: Annotated[str | None, Body(embed=True, max_length=200)] = None,
+    k: Annotated[int, Body(embed=True, ge=1)] = 10,
+) -> dict[str, str]:
+    """Recall rendered as prompt-ready text."""
+    b = _m(db, caller, memory, "read")
+    return {"context": b.memory.context(query, session_id=session_id, k=k)}
+
+
+# -- entities -------------------------------------------------------------------------------
+
+
+@router.get("/memories/{memory}/entities", response_model=list[EntitySummary], responses=_ok())
+def list_entities(
+    memory: str,
+    db: DatabaseDep,
+    caller: CallerDep,
+    type: Annotated[str | None, Query(max_length=64)] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> list[EntitySummary]:
+    """Entities, most connected first."""
+    b = _m(db, caller, memory, "read")
+    return b.memory.list_entities(type, limit=limit, offset=offset)
+
+
+@router.get("/memories/{memory}/entities/{name:path}", response_model=Entity, responses=_ok())
+def get_entity(memory: str, name: str, db: DatabaseDep, caller: CallerDep) -> Entity:
+    """An entity by any of its names, with its neighborhood and observations (bounded)."""
+    return _m(db, caller, memory, "read").memory.get_entity(name)
+
+
+@router.delete(
+    "/memories/{memory}/entities/{name:path}", response_model=EntityDeleteResult, responses=_ok()
+)
+def delete_entity(
+    memory: str,
+    name: str,
+    db: DatabaseDep,
+    caller: CallerDep,
+    type: Annotated[str | None, Query(max_length=64)] = None,
+) -> EntityDeleteResult:
+    """Remove an entity with its attributes and relationships; observations stay."""
+    return _m(db, caller, memory, "full").memory.delete_entity(name, type)
+
+
+@router.get("/memories/{memory}/history", response_model=list[AttributeVersion], responses=_ok())
+def entity_history(
+    memory: str,
+    db: DatabaseDep,
+    caller: CallerDep,
+    entity_type: Annotated[str, Query(min_length=1, max_length=64)],
+    name: Annotated[str, Query(min_length=1, max_length=200)],
+    key: Annotated[str, Query(min_length=1, max_length=100)],
+) -> list[AttributeVersion]:
+    """Every version of one attribute of one entity, oldest first."""
+    return _m(db, caller, memory, "read").memory.entity_history(entity_type, name, key)
+
+
+@router.get("/memories/{memory}/state", response_model=State, responses=_ok())
+def state(
+    memory: str,
+    db: DatabaseDep,
+    caller: CallerDep,
+    as_of: Annotated[str | None, Query(max_length=64)] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+) -> State:
+    """What the memory knows now (or ``as_of``), by category."""
+    return _m(db, caller, memory, "read").memory.state(as_of, limit=limit)
+
+
+@router.post("/memories/{memory}/forget", response_model=ForgetResult, responses=_ok())
+def forget(memory: str, body: ForgetIn, db: DatabaseDep, caller: CallerDep) -> ForgetResult:
+    """Remove every observation whose text holds all the query's words."""
+    b = _m(db, caller, memory, "full")
+    return b.memory.forget(body.query, purge=body.purge, dry_run=body.dry_run)
+
+
+# -- turns and sessions ---------------------------------------------------------------------
+
+
+@router.post(
+    "/memories/{memory}/turns", response_model=RememberResult, responses=_ok(409, 413, 502)
+)
+def remember(
+    memory: str,
+    body: TurnIn,
+    db: DatabaseDep,
+    caller: CallerDep,
+    idempotency_key: IdempotencyKey = None,
+) -> RememberResult:
+    """Remember one message as a turn and return what it taught the memory."""
+    b = _m(db, caller, memory, "read_write")
+    return b.memory.remember(**body.model_dump(), idempotency_key=idempotency_key)
+
+
+@router.post(
+    "/memories/{memory}/turns/batch", response_model=BatchResult, responses=_ok(409, 413, 502)
+)
+def remember_many(
+    memory: str,
+    body: TurnsIn,
+    db: DatabaseDep,
+    caller: CallerDep,
+    idempotency_key: IdempotencyKey = None,
+) -> BatchResult:
+    """Remember several messages, in order, as turns of one session, atomically."""
+    b = _m(db, caller, memory, "read_write")
+    fields = body.model_dump(exclude={"messages"})
+    messages = [m.model_dump(exclude_none=True) for m in body.messages]
+    return b.memory.remember_many(messages, **fields, idempotency_key=idempotency_key)
+
+
+@router.post(
+    "/memories/{memory}/sessions", status_code=201, response_model=Session, responses=_ok()
+)
+def create_session(
+    memory: str, db: DatabaseDep, caller: CallerDep, body: SessionIn | None = None
+) -> Session:
+    """Start a session; metadata (any JSON) is kept as given."""
+    b = _m(db, caller, memory, "read_write")
+    return b.memory.create_session(None if body is None else body.metadata)
+
+
+@router.get("/memories/{memory}/sessions/{session_id}", response_model=Session, responses=_ok())
+def get_session(memory: str, session_id: str, db: DatabaseDep, caller: CallerDep) -> Session:
+    return _m(db, caller, memory, "read").memory.get_session(session_id)
+
+
+@router.delete("/memories/{memory}/sessions/{session_id}", responses=_ok())
+def delete_session(
+    memory: str, session_id: str, db: DatabaseDep, caller: CallerDep
+) -> dict[str, int]:
+    """Delete a session with its turns and what only they taught."""
+    return {"deleted_turns": _m(db, caller, memory, "full").memory.delete_session(session_id)}
+
+
+@router.get(
+    "/memories/{memory}/sessions/{session_id}/turns", response_model=TurnPage, responses=_ok()
+)
+def list_turns(
+    memory: str,
+    session_id: str,
+    db: DatabaseDep,
+    caller: CallerDep,
+    limit: Annotated[int, Query(ge=1)] = 100,
+    cursor: Annotated[str | None, Query(max_length=200)] = None,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> TurnPage:
+    """A session's turns, oldest first."""
+    b = _m(db, caller, memory, "read")
+    return b.memory.list_turns(session_id, limit=limit, cursor=cursor, offset=offset)
+
+
+# -- files ----------------------------------------------------------------------------------
+
+
+@router.get("/memories/{memory}/files", response_model=list[AppendixFile], responses=_ok())
+def list_files(
+    memory: str,
+    db: DatabaseDep,
+    caller: CallerDep,
+    prefix: Annotated[str | None, Query(max_length=512)] = None,
+) -> list[AppendixFile]:
+    return _m(db, caller, memory, "read").memory.list_files(prefix)
+
+
+@router.put(
+    "/memories/{memory}/files/{path:path}",
+    status_code=201,
+    response_model=AppendixFile,
+    responses=_ok(409, 413),
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/octet-stream": {"schema": {"type": "string"}}},
+        }
+    },
+)
+async def put_file(
+    memory: str,
+    path: str,
+    request: Request,
+    db: DatabaseDep,
+    caller: CallerDep,
+    description: Annotated[str, Query(min_length=1, max_length=2000)],
+    overwrite: bool = False,
+) -> AppendixFile:
+    """Store the request body as an appendix file; its Content-Type is kept."""
+    from starlette.concurrency import run_in_threadpool
+
+    data = await request.body()
+    kind = request.headers.get("content-type") or "application/octet-stream"
+    b = await run_in_threadpool(_m, db, caller, memory, "read_write")
+    return await run_in_threadpool(
+        lambda: b.memory.put_file(
+            path,
+            data,
+            description=description,
+            created_by=caller.principal.id,
+            content_type=kind.split(";")[0].strip(),
+            overwrite=overwrite,
+        )
+    )
+
+
+@router.get(
+    "/memories/{memory}/files/{path:path}",
+    responses={200: {"content": {"application/octet-stream": {}}}, **_ok()},
+    response_class=Response,
+)
+def get_file(memory: str, path: str, db: DatabaseDep, caller: CallerDep) -> Response:
+    """The file's bytes, with its content type and description in headers."""
+    found = _m(db, caller, memory, "read").memory.get_file(path)
+    return Response(
+        found.data,
+        media_type=found.file.content_type,
+        headers={"X-File-Description": found.file.description.encode("unicode_escape").decode()},
+    )
+
+
+@router.delete(
+    "/memories/{memory}/files/{path:path}", response_model=AppendixFile, responses=_ok(409)
+)
+def delete_file(memory: str, path: str, db: DatabaseDep, caller: CallerDep) -> AppendixFile:
+    return _m(db, caller, memory, "full").memory.delete_file(path)
+
+
+# -- consolidation --------------------------------------------------------------------------
+
+
+@router.post("/memories/{memory}/consolidate", response_model=list[MergeProposal], responses=_ok())
+def consolidate(memory: str, db: DatabaseDep, caller: CallerDep) -> list[MergeProposal]:
+    """Propose merges of entities recorded under variant names; none is applied."""
+    return _m(db, caller, memory, "read_write").memory.consolidate()
+
+
+@router.get("/memories/{memory}/proposals", response_model=list[MergeProposal], responses=_ok())
+def list_proposals(
+    memory: str,
+    db: DatabaseDep,
+    caller: CallerDep,
+    status: Literal["open", "accepted", "rejected", "obsolete", "all"] = "open",
+) -> list[MergeProposal]:
+    b = _m(db, caller, memory, "read")
+    return b.memory.list_proposals(None if status == "all" else status)
+
+
+@router.post(
+    "/memories/{memory}/proposals/{proposal_id}/accept",
+    response_model=MergeResult,
+    responses=_ok(409),
+)
+def accept_proposal(
+    memory: str, proposal_id: int, db: DatabaseDep, caller: CallerDep
+) -> MergeResult:
+    """Apply a merge: relink everything to the canonical entity (full tier)."""
+    return _m(db, caller, memory, "full").memory.accept_proposal(proposal_id)
+
+
+@router.post(
+    "/memories/{memory}/proposals/{proposal_id}/reject",
+    response_model=MergeProposal,
+    responses=_ok(409),
+)
+def reject_proposal(
+    memory: str, proposal_id: int, db: DatabaseDep, caller: CallerDep
+) -> MergeProposal:
+    return _m(db, caller, memory, "read_write").memory.reject_proposal(proposal_id)

@@ -1,0 +1,658 @@
+"""Clients of a turngraph server's graph API, with the embedded API's names and results.
+
+``Client(url, api_key)`` stands where :class:`turngraph.Database` stands and
+``client.memory(name)`` where :class:`turngraph.Memory` does: the same method names, the same
+keyword arguments, the same result models and the same error classes (a 404 raises
+NotFoundError, a 403 ForbiddenError, ...), so code written against one runs against the
+other. ``AsyncClient`` is the same with ``await``. Built on httpx.
+
+Each operation is described once (:class:`_Call`: method, path, body, how to read the
+answer) and run by a blocking or an async transport.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Generic, TypeVar
+from urllib.parse import quote
+
+import httpx
+from pydantic import BaseModel, TypeAdapter
+
+from turngraph.errors import (
+    ConflictError,
+    ExtractionError,
+    ForbiddenError,
+    NotFoundError,
+    StoreError,
+    TooLargeError,
+    TurngraphError,
+    ValidationError,
+)
+from turngraph.models import (
+    AppendixFile,
+    AttributeVersion,
+    BatchResult,
+    DeleteResult,
+    Entity,
+    EntityDeleteResult,
+    EntitySummary,
+    FileContent,
+    ForgetResult,
+    MemoryInfo,
+    MergeProposal,
+    MergeResult,
+    Observation,
+    RecallResult,
+    RememberResult,
+    Session,
+    State,
+    TurnPage,
+    WriteResult,
+)
+
+T = TypeVar("T")
+
+
+class AuthenticationError(TurngraphError):
+    """The server refused the key (missing, unknown or revoked)."""
+
+
+_ERRORS: dict[int, type[TurngraphError]] = {
+    400: ValidationError,
+    401: AuthenticationError,
+    403: ForbiddenError,
+    404: NotFoundError,
+    409: ConflictError,
+    413: TooLargeError,
+    422: ValidationError,
+    502: ExtractionError,
+    503: StoreError,
+}
+
+
+def _seg(value: str) -> str:
+    return quote(str(value), safe="")
+
+
+def _clean(values: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if v is not None}
+
+
+@dataclass(frozen=True)
+class _Call(Generic[T]):
+    method: str
+    path: str
+    parse: Callable[[httpx.Response], T]
+    json: Any = None
+    params: dict[str, Any] = field(default_factory=dict)
+    content: bytes | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def _model(kind: Any) -> Callable[[httpx.Response], Any]:
+    adapter: TypeAdapter[Any] = TypeAdapter(kind)
+    return lambda r: adapter.validate_json(r.content)
+
+
+def _raise_for(response: httpx.Response) -> None:
+    if response.status_code < 400:
+        return
+    try:
+        body = response.json()
+    except ValueError:
+        body = {"message": response.text or f"HTTP {response.status_code}"}
+    message = body.get("message", f"HTTP {response.status_code}")
+    fields = {k: v for k, v in body.items() if k not in ("message", "error")}
+    kind = _ERRORS.get(response.status_code, StoreError)
+    raise kind(message, status=response.status_code, **fields)
+
+
+def _idem(key: str | None) -> dict[str, str]:
+    return {} if key is None else {"Idempotency-Key": key}
+
+
+class _Calls:
+    """The graph API's operations on one memory, as descriptions."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.base = f"/v1/memories/{_seg(name)}"
+
+    def info(self) -> _Call[MemoryInfo]:
+        return _Call("GET", self.base, _model(MemoryInfo))
+
+    def add_observation(self, fields: dict[str, Any]) -> _Call[WriteResult]:
+        key = fields.pop("idempotency_key", None)
+        return _Call(
+            "POST",
+            f"{self.base}/observations",
+            _model(WriteResult),
+            json=_clean(fields),
+            headers=_idem(key),
+        )
+
+    def update_observation(self, slug: str, fields: dict[str, Any]) -> _Call[WriteResult]:
+        key = fields.pop("idempotency_key", None)
+        return _Call(
+            "PATCH",
+            f"{self.base}/observations/{_seg(slug)}",
+            _model(WriteResult),
+            json=_clean(fields),
+            headers=_idem(key),
+        )
+
+    def delete_observation(self, slug: str, key: str | None) -> _Call[DeleteResult]:
+        return _Call(
+            "DELETE",
+            f"{self.base}/observations/{_seg(slug)}",
+            _model(DeleteResult),
+            headers=_idem(key),
+        )
+
+    def get_observation(self, slug: str) -> _Call[Observation]:
+        return _Call("GET", f"{self.base}/observations/{_seg(slug)}", _model(Observation))
+
+    def get_entity(self, name: str) -> _Call[Entity]:
+        return _Call("GET", f"{self.base}/entities/{_seg(name)}", _model(Entity))
+
+    def list_entities(
+        self, type: str | None, limit: int, offset: int
+    ) -> _Call[list[EntitySummary]]:
+        return _Call(
+            "GET",
+            f"{self.base}/entities",
+            _model(list[EntitySummary]),
+            params=_clean({"type": type, "limit": limit, "offset": offset}),
+        )
+
+    def delete_entity(self, name: str, entity_type: str | None) -> _Call[EntityDeleteResult]:
+        return _Call(
+            "DELETE",
+            f"{self.base}/entities/{_seg(name)}",
+            _model(EntityDeleteResult),
+            params=_clean({"type": entity_type}),
+        )
+
+    def recall(self, query: str | None, options: dict[str, Any]) -> _Call[RecallResult]:
+        body = _clean({"query": query, **options})
+        for name in ("since", "until", "as_of"):
+            if name in body and not isinstance(body[name], str):
+                body[name] = body[name].isoformat()
+        return _Call("POST", f"{self.base}/recall", _model(RecallResult), json=body)
+
+    def context(self, query: str, options: dict[str, Any]) -> _Call[str]:
+        return _Call(
+            "POST",
+            f"{self.base}/context",
+            lambda r: str(r.json()["context"]),
+            json=_clean({"query": query, **options}),
+        )
+
+    def forget(self, query: str, purge: bool, dry_run: bool) -> _Call[ForgetResult]:
+        return _Call(
+            "POST",
+            f"{self.base}/forget",
+            _model(ForgetResult),
+            json={"query": query, "purge": purge, "dry_run": dry_run},
+        )
+
+    def remember(self, text: str | None, fields: dict[str, Any]) -> _Call[RememberResult]:
+        key = fields.pop("idempotency_key", None)
+        if "observed_at" in fields and not isinstance(fields["observed_at"], str | None):
+            fields["observed_at"] = fields["observed_at"].isoformat()
+        return _Call(
+            "POST",
+            f"{self.base}/turns",
+            _model(RememberResult),
+            json=_clean({"text": text, **fields}),
+            headers=_idem(key),
+        )
+
+    def remember_many(
+        self, messages: Sequence[Mapping[str, Any]], fields: dict[str, Any]
+    ) -> _Call[BatchResult]:
+        key = fields.pop("idempotency_key", None)
+        return _Call(
+            "POST",
+            f"{self.base}/turns/batch",
+            _model(BatchResult),
+            json=_clean({"messages": [dict(m) for m in messages], **fields}),
+            headers=_idem(key),
+        )
+
+    def create_session(self, metadata: Any) -> _Call[Session]:
+        return _Call("POST", f"{self.base}/sessions", _model(Session), json={"metadata": metadata})
+
+    def get_session(self, session_id: str) -> _Call[Session]:
+        return _Call("GET", f"{self.base}/sessions/{_seg(session_id)}", _model(Session))
+
+    def delete_session(self, session_id: str) -> _Call[int]:
+        return _Call(
+            "DELETE",
+            f"{self.base}/sessions/{_seg(session_id)}",
+            lambda r: int(r.json()["deleted_turns"]),
+        )
+
+    def list_turns(
+        self, session_id: str, limit: int, cursor: str | None, offset: int
+    ) -> _Call[TurnPage]:
+        return _Call(
+            "GET",
+            f"{self.base}/sessions/{_seg(session_id)}/turns",
+            _model(TurnPage),
+            params=_clean({"limit": limit, "cursor": cursor, "offset": offset}),
+        )
+
+    def state(self, as_of: Any, limit: int) -> _Call[State]:
+        at = as_of if as_of is None or isinstance(as_of, str) else as_of.isoformat()
+        return _Call(
+            "GET", f"{self.base}/state", _model(State), params=_clean({"as_of": at, "limit": limit})
+        )
+
+    def entity_history(
+        self, entity_type: str, name: str, key: str
+    ) -> _Call[list[AttributeVersion]]:
+        return _Call(
+            "GET",
+            f"{self.base}/history",
+            _model(list[AttributeVersion]),
+            params={"entity_type": entity_type, "name": name, "key": key},
+        )
+
+    def put_file(
+        self,
+        path: str,
+        data: bytes | str,
+        description: str,
+        content_type: str | None,
+        overwrite: bool,
+    ) -> _Call[AppendixFile]:
+        blob = data.encode("utf-8") if isinstance(data, str) else data
+        kind = content_type or (
+            "text/plain; charset=utf-8" if isinstance(data, str) else "application/octet-stream"
+        )
+        return _Call(
+            "PUT",
+            f"{self.base}/files/{quote(path, safe='/')}",
+            _model(AppendixFile),
+            params={"description": description, "overwrite": str(overwrite).lower()},
+            content=blob,
+            headers={"Content-Type": kind},
+        )
+
+    def get_file(self, path: str) -> _Call[bytes]:
+        return _Call("GET", f"{self.base}/files/{quote(path, safe='/')}", lambda r: r.content)
+
+    def list_files(self, prefix: str | None) -> _Call[list[AppendixFile]]:
+        return _Call(
+            "GET",
+            f"{self.base}/files",
+            _model(list[AppendixFile]),
+            params=_clean({"prefix": prefix}),
+        )
+
+    def delete_file(self, path: str) -> _Call[AppendixFile]:
+        return _Call("DELETE", f"{self.base}/files/{quote(path, safe='/')}", _model(AppendixFile))
+
+    def consolidate(self) -> _Call[list[MergeProposal]]:
+        return _Call("POST", f"{self.base}/consolidate", _model(list[MergeProposal]))
+
+    def list_proposals(self, status: str | None) -> _Call[list[MergeProposal]]:
+        return _Call(
+            "GET",
+            f"{self.base}/proposals",
+            _model(list[MergeProposal]),
+            params={"status": status or "all"},
+        )
+
+    def accept_proposal(self, proposal_id: int) -> _Call[MergeResult]:
+        return _Call(
+            "POST", f"{self.base}/proposals/{int(proposal_id)}/accept", _model(MergeResult)
+        )
+
+    def reject_proposal(self, proposal_id: int) -> _Call[MergeProposal]:
+        return _Call(
+            "POST", f"{self.base}/proposals/{int(proposal_id)}/reject", _model(MergeProposal)
+        )
+
+
+def _file_content(calls: _Calls, path: str, data: bytes, files: list[AppendixFile]) -> FileContent:
+    for f in files:
+        if f.path == path:
+            return FileContent(file=f, data=data)
+    raise NotFoundError(f"no file {path!r} in memory {calls.name!r}", path=path)
+
+
+class _Remote:
+    def __init__(self, calls: _Calls) -> None:
+        self._c = calls
+
+    @property
+    def name(self) -> str:
+        return self._c.name
+
+
+class RemoteMemory(_Remote):
+    """A memory on a server; the methods of :class:`turngraph.Memory`."""
+
+    def __init__(self, client: Client, name: str) -> None:
+        super().__init__(_Calls(name))
+        self._run = client._run
+
+    def info(self) -> MemoryInfo:
+        return self._run(self._c.info())
+
+    def add_observation(self, **fields: Any) -> WriteResult:
+        return self._run(self._c.add_observation(fields))
+
+    def update_observation(self, slug: str, **fields: Any) -> WriteResult:
+        return self._run(self._c.update_observation(slug, fields))
+
+    def delete_observation(self, slug: str, *, idempotency_key: str | None = None) -> DeleteResult:
+        return self._run(self._c.delete_observation(slug, idempotency_key))
+
+    def get_observation(self, slug: str) -> Observation:
+        return self._run(self._c.get_observation(slug))
+
+    def get_entity(self, name: str) -> Entity:
+        return self._run(self._c.get_entity(name))
+
+    def list_entities(
+        self, type: str | None = None, *, limit: int = 100, offset: int = 0
+    ) -> list[EntitySummary]:
+        return self._run(self._c.list_entities(type, limit, offset))
+
+    def delete_entity(self, name: str, entity_type: str | None = None) -> EntityDeleteResult:
+        return self._run(self._c.delete_entity(name, entity_type))
+
+    def recall(self, query: str | None = None, **options: Any) -> RecallResult:
+        return self._run(self._c.recall(query, options))
+
+    def context(self, query: str, **options: Any) -> str:
+        return self._run(self._c.context(query, options))
+
+    def forget(self, query: str, *, purge: bool = False, dry_run: bool = False) -> ForgetResult:
+        return self._run(self._c.forget(query, purge, dry_run))
+
+    def remember(self, text: str | None = None, **fields: Any) -> RememberResult:
+        return self._run(self._c.remember(text, fields))
+
+    def remember_many(self, messages: Sequence[Mapping[str, Any]], **fields: Any) -> BatchResult:
+        return self._run(self._c.remember_many(messages, fields))
+
+    def create_session(self, metadata: Any = None) -> Session:
+        return self._run(self._c.create_session(metadata))
+
+    def get_session(self, session_id: str) -> Session:
+        return self._run(self._c.get_session(session_id))
+
+    def delete_session(self, session_id: str) -> int:
+        return self._run(self._c.delete_session(session_id))
+
+    def list_turns(
+        self, session_id: str, *, limit: int = 100, cursor: str | None = None, offset: int = 0
+    ) -> TurnPage:
+        return self._run(self._c.list_turns(session_id, limit, cursor, offset))
+
+    def state(self, as_of: Any = None, *, limit: int = 100) -> State:
+        return self._run(self._c.state(as_of, limit))
+
+    def entity_history(self, entity_type: str, name: str, key: str) -> list[AttributeVersion]:
+        return self._run(self._c.entity_history(entity_type, name, key))
+
+    def put_file(
+        self,
+        path: str,
+        data: bytes | str,
+        *,
+        description: str,
+        content_type: str | None = None,
+        overwrite: bool = False,
+    ) -> AppendixFile:
+        return self._run(self._c.put_file(path, data, description, content_type, overwrite))
+
+    def get_file(self, path: str) -> FileContent:
+        data = self._run(self._c.get_file(path))
+        return _file_content(self._c, path, data, self.list_files(path))
+
+    def list_files(self, prefix: str | None = None) -> list[AppendixFile]:
+        return self._run(self._c.list_files(prefix))
+
+    def delete_file(self, path: str) -> AppendixFile:
+        return self._run(self._c.delete_file(path))
+
+    def consolidate(self) -> list[MergeProposal]:
+        return self._run(self._c.consolidate())
+
+    def list_proposals(self, status: str | None = "open") -> list[MergeProposal]:
+        return self._run(self._c.list_proposals(status))
+
+    def accept_proposal(self, proposal_id: int) -> MergeResult:
+        return self._run(self._c.accept_proposal(proposal_id))
+
+    def reject_proposal(self, proposal_id: int) -> MergeProposal:
+        return self._run(self._c.reject_proposal(proposal_id))
+
+
+class AsyncRemoteMemory(_Remote):
+    """A memory on a server; the methods of :class:`turngraph.Memory`, awaited."""
+
+    def __init__(self, client: AsyncClient, name: str) -> None:
+        super().__init__(_Calls(name))
+        self._run = client._run
+
+    async def info(self) -> MemoryInfo:
+        return await self._run(self._c.info())
+
+    async def add_observation(self, **fields: Any) -> WriteResult:
+        return await self._run(self._c.add_observation(fields))
+
+    async def update_observation(self, slug: str, **fields: Any) -> WriteResult:
+        return await self._run(self._c.update_observation(slug, fields))
+
+    async def delete_observation(
+        self, slug: str, *, idempotency_key: str | None = None
+    ) -> DeleteResult:
+        return await self._run(self._c.delete_observation(slug, idempotency_key))
+
+    async def get_observation(self, slug: str) -> Observation:
+        return await self._run(self._c.get_observation(slug))
+
+    async def get_entity(self, name: str) -> Entity:
+        return await self._run(self._c.get_entity(name))
+
+    async def list_entities(
+        self, type: str | None = None, *, limit: int = 100, offset: int = 0
+    ) -> list[EntitySummary]:
+        return await self._run(self._c.list_entities(type, limit, offset))
+
+    async def delete_entity(self, name: str, entity_type: str | None = None) -> EntityDeleteResult:
+        return await self._run(self._c.delete_entity(name, entity_type))
+
+    async def recall(self, query: str | None = None, **options: Any) -> RecallResult:
+        return await self._run(self._c.recall(query, options))
+
+    async def context(self, query: str, **options: Any) -> str:
+        return await self._run(self._c.context(query, options))
+
+    async def forget(
+        self, query: str, *, purge: bool = False, dry_run: bool = False
+    ) -> ForgetResult:
+        return await self._run(self._c.forget(query, purge, dry_run))
+
+    async def remember(self, text: str | None = None, **fields: Any) -> RememberResult:
+        return await self._run(self._c.remember(text, fields))
+
+    async def remember_many(
+        self, messages: Sequence[Mapping[str, Any]], **fields: Any
+    ) -> BatchResult:
+        return await self._run(self._c.remember_many(messages, fields))
+
+    async def create_session(self, metadata: Any = None) -> Session:
+        return await self._run(self._c.create_session(metadata))
+
+    async def get_session(self, session_id: str) -> Session:
+        return await self._run(self._c.get_session(session_id))
+
+    async def delete_session(self, session_id: str) -> int:
+        return await self._run(self._c.delete_session(session_id))
+
+    async def list_turns(
+        self, session_id: str, *, limit: int = 100, cursor: str | None = None, offset: int = 0
+    ) -> TurnPage:
+        return await self._run(self._c.list_turns(session_id, limit, cursor, offset))
+
+    async def state(self, as_of: Any = None, *, limit: int = 100) -> State:
+        return await self._run(self._c.state(as_of, limit))
+
+    async def entity_history(self, entity_type: str, name: str, key: str) -> list[AttributeVersion]:
+        return await self._run(self._c.entity_history(entity_type, name, key))
+
+    async def put_file(
+        self,
+        path: str,
+        data: bytes | str,
+        *,
+        description: str,
+        content_type: str | None = None,
+        overwrite: bool = False,
+    ) -> AppendixFile:
+        return await self._run(self._c.put_file(path, data, description, content_type, overwrite))
+
+    async def get_file(self, path: str) -> FileContent:
+        data = await self._run(self._c.get_file(path))
+        return _file_content(self._c, path, data, await self.list_files(path))
+
+    async def list_files(self, prefix: str | None = None) -> list[AppendixFile]:
+        return await self._run(self._c.list_files(prefix))
+
+    async def delete_file(self, path: str) -> AppendixFile:
+        return await self._run(self._c.delete_file(path))
+
+    async def consolidate(self) -> list[MergeProposal]:
+        return await self._run(self._c.consolidate())
+
+    async def list_proposals(self, status: str | None = "open") -> list[MergeProposal]:
+        return await self._run(self._c.list_proposals(status))
+
+    async def accept_proposal(self, proposal_id: int) -> MergeResult:
+        return await self._run(self._c.accept_proposal(proposal_id))
+
+    async def reject_proposal(self, proposal_id: int) -> MergeProposal:
+        return await self._run(self._c.reject_proposal(proposal_id))
+
+
+def _memories_call(body: dict[str, Any] | None = None) -> _Call[Any]:
+    if body is None:
+        return _Call("GET", "/v1/memories", _model(list[MemoryInfo]))
+    return _Call("POST", "/v1/memories", _model(MemoryInfo), json=_clean(body))
+
+
+def _create_body(name: str, visibility: str, retrieval: Any) -> dict[str, Any]:
+    if isinstance(retrieval, BaseModel):
+        retrieval = retrieval.model_dump()
+    return {"name": name, "visibility": visibility, "retrieval": retrieval}
+
+
+class Client:
+    """A blocking client of a turngraph server; stands where :class:`turngraph.Database`
+    does. Use as a context manager or call :meth:`close`."""
+
+    def __init__(self, url: str, api_key: str, *, timeout: float = 30.0) -> None:
+        self._http = httpx.Client(
+            base_url=url.rstrip("/"),
+            headers={"Authorization": f"Bearer {api_key}"},
+            timeout=timeout,
+        )
+
+    def _run(self, call: _Call[T]) -> T:
+        response = self._http.request(
+            call.method,
+            call.path,
+            json=call.json,
+            params=call.params or None,
+            content=call.content,
+            headers=call.headers or None,
+        )
+        _raise_for(response)
+        return call.parse(response)
+
+    def memory(self, name: str) -> RemoteMemory:
+        return RemoteMemory(self, name)
+
+    def create_memory(
+        self, name: str, *, visibility: str = "private", retrieval: Any = None
+    ) -> RemoteMemory:
+        self._run(_memories_call(_create_body(name, visibility, retrieval)))
+        return RemoteMemory(self, name)
+
+    def list_memories(self) -> list[MemoryInfo]:
+        result: list[MemoryInfo] = self._run(_memories_call())
+        return result
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class AsyncClient:
+    """An async client of a turngraph server (``await`` every call)."""
+
+    def __init__(self, url: str, api_key: str, *, timeout: float = 30.0) -> None:
+        self._http = httpx.AsyncClient(
+            base_url=url.rstrip("/"),
+            headers={"Authorization": f"Bearer {api_key}"},
+            timeout=timeout,
+        )
+
+    async def _run(self, call: _Call[T]) -> T:
+        response = await self._http.request(
+            call.method,
+            call.path,
+            json=call.json,
+            params=call.params or None,
+            content=call.content,
+            headers=call.headers or None,
+        )
+        _raise_for(response)
+        return call.parse(response)
+
+    def memory(self, name: str) -> AsyncRemoteMemory:
+        return AsyncRemoteMemory(self, name)
+
+    async def create_memory(
+        self, name: str, *, visibility: str = "private", retrieval: Any = None
+    ) -> AsyncRemoteMemory:
+        await self._run(_memories_call(_create_body(name, visibility, retrieval)))
+        return AsyncRemoteMemory(self, name)
+
+    async def list_memories(self) -> list[MemoryInfo]:
+        result: list[MemoryInfo] = await self._run(_memories_call())
+        return result
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
