@@ -283,8 +283,14 @@ class _Calls:
             headers={"Content-Type": kind},
         )
 
-    def get_file(self, path: str) -> _Call[bytes]:
-        return _Call("GET", f"{self.base}/files/{quote(path, safe='/')}", lambda r: r.content)
+    def get_file(self, path: str) -> _Call[FileContent]:
+        return _Call(
+            "GET",
+            f"{self.base}/files/{quote(path, safe='/')}",
+            lambda r: FileContent(
+                file=AppendixFile.model_validate_json(r.headers["x-file-meta"]), data=r.content
+            ),
+        )
 
     def list_files(self, prefix: str | None) -> _Call[list[AppendixFile]]:
         return _Call(
@@ -317,13 +323,6 @@ class _Calls:
         return _Call(
             "POST", f"{self.base}/proposals/{int(proposal_id)}/reject", _model(MergeProposal)
         )
-
-
-def _file_content(calls: _Calls, path: str, data: bytes, files: list[AppendixFile]) -> FileContent:
-    for f in files:
-        if f.path == path:
-            return FileContent(file=f, data=data)
-    raise NotFoundError(f"no file {path!r} in memory {calls.name!r}", path=path)
 
 
 class _Remote:
@@ -415,8 +414,7 @@ class RemoteMemory(_Remote):
         return self._run(self._c.put_file(path, data, description, content_type, overwrite))
 
     def get_file(self, path: str) -> FileContent:
-        data = self._run(self._c.get_file(path))
-        return _file_content(self._c, path, data, self.list_files(path))
+        return self._run(self._c.get_file(path))
 
     def list_files(self, prefix: str | None = None) -> list[AppendixFile]:
         return self._run(self._c.list_files(prefix))
@@ -523,8 +521,7 @@ class AsyncRemoteMemory(_Remote):
         return await self._run(self._c.put_file(path, data, description, content_type, overwrite))
 
     async def get_file(self, path: str) -> FileContent:
-        data = await self._run(self._c.get_file(path))
-        return _file_content(self._c, path, data, await self.list_files(path))
+        return await self._run(self._c.get_file(path))
 
     async def list_files(self, prefix: str | None = None) -> list[AppendixFile]:
         return await self._run(self._c.list_files(prefix))

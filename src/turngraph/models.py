@@ -45,6 +45,7 @@ class MemoryInfo(_Model):
     entities: int = 0
     relationships: int = 0
     files: int = 0
+    tier: str | None = None  # the caller's tier on it, when read through a server
 
 
 class RelationshipRef(_Model):

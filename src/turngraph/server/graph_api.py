@@ -9,6 +9,7 @@ which replays the first result for the same request and refuses a different one 
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Header, Query, Request, Response
@@ -173,10 +174,6 @@ class MemoryPatch(_In):
     retrieval: dict[str, Any] | None = None
 
 
-class MemoryOut(MemoryInfo):
-    tier: str
-
-
 def _dump(items: list[Any] | None) -> list[dict[str, Any]] | None:
     return None if items is None else [i.model_dump(exclude_none=True) for i in items]
 
@@ -188,8 +185,8 @@ def _m(db: DatabaseDep, caller: CallerDep, name: str, tier: Tier) -> Bound:
 # -- memories ------------------------------------------------------------------------------
 
 
-@router.post("/memories", status_code=201, response_model=MemoryOut, responses=_ok(409))
-def create_memory(body: MemoryIn, db: DatabaseDep, caller: CallerDep) -> MemoryOut:
+@router.post("/memories", status_code=201, response_model=MemoryInfo, responses=_ok(409))
+def create_memory(body: MemoryIn, db: DatabaseDep, caller: CallerDep) -> MemoryInfo:
     """Create a memory in the caller's organization; the caller gets the ``full`` tier on it.
     Its retrieval configuration is fixed from now on."""
     memory = db.create_memory(
@@ -202,33 +199,33 @@ def create_memory(body: MemoryIn, db: DatabaseDep, caller: CallerDep) -> MemoryO
     assert row is not None
     if not caller.principal.admin:
         db.access.grant(caller.principal.id, row, "full")
-    return MemoryOut(**memory.info().model_dump(), tier="full")
+    return memory.info().model_copy(update={"tier": "full"})
 
 
-@router.get("/memories", response_model=list[MemoryOut], responses=_ok())
-def list_memories(db: DatabaseDep, caller: CallerDep) -> list[MemoryOut]:
+@router.get("/memories", response_model=list[MemoryInfo], responses=_ok())
+def list_memories(db: DatabaseDep, caller: CallerDep) -> list[MemoryInfo]:
     """The memories the caller can reach, with its tier on each."""
     out = []
     for row in db.store.list_memories():
         tier = caller.tier_on(db.store, row)
         if tier is not None:
-            out.append(MemoryOut(**db.memory(row.name).info().model_dump(), tier=tier))
+            out.append(db.memory(row.name).info().model_copy(update={"tier": tier}))
     return out
 
 
-@router.get("/memories/{memory}", response_model=MemoryOut, responses=_ok())
-def memory_info(memory: str, db: DatabaseDep, caller: CallerDep) -> MemoryOut:
+@router.get("/memories/{memory}", response_model=MemoryInfo, responses=_ok())
+def memory_info(memory: str, db: DatabaseDep, caller: CallerDep) -> MemoryInfo:
     """A memory's settings, fixed retrieval configuration and counts."""
     b = _m(db, caller, memory, "read")
-    return MemoryOut(**b.memory.info().model_dump(), tier=b.tier)
+    return b.memory.info().model_copy(update={"tier": b.tier})
 
 
-@router.patch("/memories/{memory}", response_model=MemoryOut, responses=_ok(409))
-def update_memory(memory: str, body: MemoryPatch, db: DatabaseDep, caller: CallerDep) -> MemoryOut:
+@router.patch("/memories/{memory}", response_model=MemoryInfo, responses=_ok(409))
+def update_memory(memory: str, body: MemoryPatch, db: DatabaseDep, caller: CallerDep) -> MemoryInfo:
     """Change visibility. A different retrieval configuration is refused (409)."""
     b = _m(db, caller, memory, "full")
     info = db.update_memory(memory, visibility=body.visibility, retrieval=body.retrieval)
-    return MemoryOut(**info.model_dump(), tier=b.tier)
+    return info.model_copy(update={"tier": b.tier})
 
 
 @router.delete("/memories/{memory}", status_code=204, responses=_ok())
@@ -542,13 +539,11 @@ async def put_file(
     response_class=Response,
 )
 def get_file(memory: str, path: str, db: DatabaseDep, caller: CallerDep) -> Response:
-    """The file's bytes, with its content type and description in headers."""
+    """The file's bytes with its content type; ``X-File-Meta`` holds the file's record
+    (path, description, size, sha256, ...) as ASCII JSON."""
     found = _m(db, caller, memory, "read").memory.get_file(path)
-    return Response(
-        found.data,
-        media_type=found.file.content_type,
-        headers={"X-File-Description": found.file.description.encode("unicode_escape").decode()},
-    )
+    meta = json.dumps(found.file.model_dump(mode="json"), ensure_ascii=True)
+    return Response(found.data, media_type=found.file.content_type, headers={"X-File-Meta": meta})
 
 
 @router.delete(
