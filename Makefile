@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 run: setup
-	$(BIN)/turngraph demo --db ./turngraph.db
+	$(BIN)/turngraph serve --db ./turngraph.db
 
 lint: setup
 	$(BIN)/ruff format --check src tests benchmarks

@@ -109,6 +109,10 @@ def _emit(args: argparse.Namespace, value: Any, text: Callable[[Any], str]) -> N
         print(text(value))
 
 
+def _say(args: argparse.Namespace, value: Any, text: str) -> None:
+    print(json.dumps(value, indent=2) if args.json else text)
+
+
 # -- commands ----------------------------------------------------------------------------------
 
 
@@ -306,6 +310,75 @@ def cmd_demo(args: argparse.Namespace) -> None:
     run_demo(args.db, memory=args.memory)
 
 
+def cmd_serve(args: argparse.Namespace) -> None:
+    import uvicorn
+
+    from turngraph.server import ServerSettings, create_app
+    from turngraph.server.bootstrap import banner, first_start
+
+    settings = ServerSettings.load(host=args.host, port=args.port, db=args.db)
+    with turngraph.open(settings.db, settings=settings.core()) as db:
+        key = first_start(db, settings)
+        if key is not None:
+            print(banner(key, settings), flush=True)
+        app = create_app(settings, db=db)
+        print(f"turngraph: serving {settings.db} on http://{settings.host}:{settings.port}")
+        uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
+
+
+def cmd_keys(args: argparse.Namespace) -> None:
+    db = _db(args)
+    access = db.access
+    if args.action == "create":
+        if db.store.get_principal(args.principal) is None:
+            access.create_principal(
+                args.principal, organization=args.org, kind=args.kind, admin=args.admin
+            )
+        row, key = access.create_key(args.principal, name=args.name)
+        _say(args, {"id": row.id, "principal": row.principal_id, "key": key}, key)
+    elif args.action == "revoke":
+        row = access.revoke_key(args.key_id)
+        _say(args, {"id": row.id, "revoked": True}, f"revoked {row.id}")
+    else:
+        rows = access.list_keys(args.principal)
+        out = [
+            {
+                "id": k.id,
+                "principal": k.principal_id,
+                "name": k.name,
+                "created_at": k.created_at.isoformat(),
+                "revoked": k.revoked_at is not None,
+            }
+            for k in rows
+        ]
+        lines = [
+            f"{k['id']}  {k['principal']}  {k['name']}" + ("  (revoked)" if k["revoked"] else "")
+            for k in out
+        ]
+        _say(args, out, "\n".join(lines) or "no keys")
+
+
+def cmd_grant(args: argparse.Namespace) -> None:
+    db = _db(args)
+    memory = db.memory(args.memory_name)
+    row = db.store.get_memory(memory.name)
+    assert row is not None
+    if args.revoke:
+        db.access.revoke_grant(args.principal, row)
+        _say(
+            args,
+            {"principal": args.principal, "memory": memory.name, "tier": None},
+            f"{args.principal} no longer connected to {memory.name}",
+        )
+        return
+    tier = db.access.grant(args.principal, row, args.tier)
+    _say(
+        args,
+        {"principal": args.principal, "memory": memory.name, "tier": tier},
+        f"{args.principal} -> {memory.name}: {tier}",
+    )
+
+
 # -- parser ------------------------------------------------------------------------------------
 
 
@@ -413,6 +486,28 @@ def build_parser() -> argparse.ArgumentParser:
     action("reject", "reject a proposal for good").add_argument("id", type=int)
 
     add("demo", cmd_demo, "write a few observations, show the graph, delete one")
+
+    p = add("serve", cmd_serve, "run the HTTP server (memory API, graph API, admin)")
+    p.add_argument("--host", default=None, help="default 127.0.0.1 (TURNGRAPH_HOST)")
+    p.add_argument("--port", type=int, default=None, help="default 8765 (TURNGRAPH_PORT)")
+
+    action = actions(add("keys", cmd_keys, "create, list or revoke API keys"))
+    a = action("create", "create a key for a principal (created if new); prints it once")
+    a.add_argument("principal")
+    a.add_argument("--name", default="default")
+    a.add_argument("--org", default="default", help="the new principal's organization")
+    a.add_argument("--kind", default="agent", choices=["agent", "human", "service"])
+    a.add_argument("--admin", action="store_true", help="the new principal is an admin")
+    action("list", "list keys (never the keys themselves)").add_argument(
+        "--principal", default=None
+    )
+    action("revoke", "revoke a key by its id").add_argument("key_id")
+
+    p = add("grant", cmd_grant, "connect a principal to a memory at a tier")
+    p.add_argument("principal")
+    p.add_argument("memory_name", metavar="MEMORY")
+    p.add_argument("--tier", default="read_write", choices=["read", "read_write", "full"])
+    p.add_argument("--revoke", action="store_true", help="remove the connection instead")
 
     p = sub.add_parser("bench", help="run a shipped benchmark")
     bench = p.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")

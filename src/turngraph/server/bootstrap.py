@@ -1,0 +1,47 @@
+"""First start of a server: an admin key, a default memory, and how to use them."""
+
+from __future__ import annotations
+
+from turngraph.database import Database
+from turngraph.errors import NotFoundError
+from turngraph.server.settings import ServerSettings
+
+DEFAULT_MEMORY = "default"
+
+
+def first_start(db: Database, settings: ServerSettings) -> str | None:
+    """On an empty database: create the ``admin`` principal with a key (the operator's
+    ``TURNGRAPH_ADMIN_KEY`` if set) and a ``default`` memory. Returns the new key, or None
+    when the database already had principals."""
+    access = db.access
+    if not access.is_empty():
+        return None
+    access.create_principal("admin", kind="human", admin=True)
+    _, key = access.create_key("admin", name="first-start", secret=settings.admin_key)
+    try:
+        db.memory(DEFAULT_MEMORY)
+    except NotFoundError:
+        db.create_memory(DEFAULT_MEMORY)
+    return key
+
+
+def banner(key: str, settings: ServerSettings) -> str:
+    """The one-time message with the admin key and a copy-paste example."""
+    url = f"http://{settings.host}:{settings.port}"
+    shown = "(the key in TURNGRAPH_ADMIN_KEY)" if settings.admin_key else key
+    export = '"$TURNGRAPH_ADMIN_KEY"' if settings.admin_key else f"'{key}'"
+    return f"""
+turngraph: first start. Admin key (shown once; store it now):
+
+    {shown}
+
+Try it:
+
+    export TURNGRAPH_KEY={export}
+    curl -s {url}/api/v1/{DEFAULT_MEMORY}/facts -H "Authorization: Bearer $TURNGRAPH_KEY" \\
+         -d '{{"text": "I work at Acme as CTO."}}'
+    curl -s {url}/api/v1/{DEFAULT_MEMORY}/query -H "Authorization: Bearer $TURNGRAPH_KEY" \\
+         -d '{{"query": "Where do I work?"}}'
+
+API docs: {url}/docs
+"""

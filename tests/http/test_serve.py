@@ -1,0 +1,110 @@
+"""``turngraph serve`` as a process: first start, keys and grants from the command line."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+from .conftest import free_port
+
+CLI = [sys.executable, "-m", "turngraph.cli"]
+
+
+@contextmanager
+def serving(db: Path, port: int, env: dict[str, str] | None = None) -> Iterator[list[str]]:
+    """Start the server; yield the lines it printed before it was ready."""
+    proc = subprocess.Popen(
+        [*CLI, "serve", "--db", str(db), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+    lines: list[str] = []
+    try:
+        assert proc.stdout is not None
+        while True:
+            line = proc.stdout.readline()
+            if not line:
+                raise AssertionError("server exited:\n" + "".join(lines))
+            lines.append(line)
+            if "turngraph: serving" in line:
+                break
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/api/v1/health").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.05)
+        yield lines
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def cli(db: Path, *args: str) -> str:
+    done = subprocess.run(
+        [*CLI, *args, "--db", str(db)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_first_start_prints_a_working_key_once(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with serving(db, port) as lines:
+        text = "".join(lines)
+        key = re.search(r"^\s+(tg_\S+)$", text, re.M)
+        assert key is not None, text
+        auth = {"Authorization": f"Bearer {key.group(1)}"}
+        # The printed example works as printed.
+        r = httpx.post(
+            f"{base}/api/v1/default/facts", headers=auth, json={"text": "I work at Acme as CTO."}
+        )
+        assert r.status_code == 200
+        r = httpx.post(
+            f"{base}/api/v1/default/query", headers=auth, json={"query": "Where do I work?"}
+        )
+        assert "Acme" in r.json()["hits"][0]["text"]
+        assert httpx.get(f"{base}/openapi.json").json()["info"]["title"] == "turngraph"
+        assert httpx.get(f"{base}/docs").status_code == 200
+    # A second start prints no key; a key made on the command line works at its tier.
+    agent_key = cli(db, "keys", "create", "bot", "--name", "ci")
+    assert agent_key.startswith("tg_")
+    with serving(db, free_port()) as lines:
+        assert not re.search(r"tg_\S+", "".join(lines))
+    assert "bot -> default: read" in cli(db, "grant", "bot", "default", "--tier", "read")
+    port = free_port()
+    with serving(db, port):
+        auth = {"Authorization": f"Bearer {agent_key}"}
+        base = f"http://127.0.0.1:{port}"
+        r = httpx.post(f"{base}/api/v1/default/query", headers=auth, json={"query": "Acme"})
+        assert r.status_code == 200
+        r = httpx.post(f"{base}/api/v1/default/facts", headers=auth, json={"text": "x"})
+        assert r.status_code == 403
+        key_id = cli(db, "keys", "list", "--principal", "bot").split()[0]
+        cli(db, "keys", "revoke", key_id)
+        r = httpx.post(f"{base}/api/v1/default/query", headers=auth, json={"query": "Acme"})
+        assert r.status_code == 401
+
+
+def test_an_operator_key_is_adopted(tmp_path: Path) -> None:
+    port = free_port()
+    chosen = "operator-chosen-key-0123456789"
+    with serving(tmp_path / "t.db", port, {"TURNGRAPH_ADMIN_KEY": chosen}) as lines:
+        assert chosen not in "".join(lines)
+        r = httpx.get(
+            f"http://127.0.0.1:{port}/v1/whoami", headers={"Authorization": f"Bearer {chosen}"}
+        )
+        assert r.json()["principal"]["admin"] is True
