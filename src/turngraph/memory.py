@@ -57,6 +57,7 @@ from turngraph.validate import (
     fingerprint,
     normalize_name,
     normalize_type,
+    page_bounds,
     parse_entities,
     parse_names,
     parse_observation_fields,
@@ -398,7 +399,7 @@ class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps, ForgetOps):
             if type is None
             else normalize_type(type, field="type", limit=self._limits.entity_type_chars)
         )
-        limit, offset = _page(limit, offset, maximum=1000)
+        limit, offset = page_bounds(limit, offset, maximum=1000)
         with self._store.read(self._id) as tx:
             rows = tx.list_entities(type=etype, limit=limit, offset=offset)
         return [
@@ -568,11 +569,3 @@ class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps, ForgetOps):
 
 def _given(value: _T | None, current: _T) -> _T:
     return current if value is None else value
-
-
-def _page(limit: object, offset: object, *, maximum: int) -> tuple[int, int]:
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise ValidationError("limit must be a positive integer", field="limit")
-    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        raise ValidationError("offset must be a non-negative integer", field="offset")
-    return min(limit, maximum), offset

@@ -125,6 +125,12 @@ class MergeOps:
     def _open_proposal(self, tx: ReadTx, proposal_id: int) -> ProposalRow:
         if isinstance(proposal_id, bool) or not isinstance(proposal_id, int):
             raise ValidationError("proposal id must be an integer", field="proposal_id")
+        if not 0 < proposal_id < 2**63:
+            raise NotFoundError(
+                f"no merge proposal {proposal_id} in memory {self.name!r}",
+                memory=self.name,
+                proposal=proposal_id,
+            )
         proposal = tx.get_proposal(proposal_id)
         if proposal is None:
             raise NotFoundError(

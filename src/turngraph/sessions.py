@@ -13,7 +13,7 @@ from turngraph.errors import NotFoundError, ValidationError
 from turngraph.ids import new_id
 from turngraph.models import DeleteResult, Role, Session, Turn, TurnPage
 from turngraph.store.base import ObservationRow, SessionRow, Store, TurnRow, WriteTx
-from turngraph.validate import required_text
+from turngraph.validate import page_bounds, required_text
 
 ROLES: tuple[Role, ...] = ("user", "assistant", "system", "tool")
 MAX_TURN_PAGE = 500
@@ -105,11 +105,7 @@ class SessionOps:
         """A session's turns, oldest first. ``limit`` defaults to 100 and is clamped to 500;
         page with the opaque ``next_cursor`` or with ``offset``."""
         session_id = required_text(session_id, field="session_id", limit=200)
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise ValidationError("limit must be a positive integer", field="limit")
-        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-            raise ValidationError("offset must be a non-negative integer", field="offset")
-        limit = min(limit, MAX_TURN_PAGE)
+        limit, offset = page_bounds(limit, offset, maximum=MAX_TURN_PAGE)
         after = 0 if cursor is None else _decode_cursor(cursor)
         with self._store.read(self._id) as tx:
             session_row(tx, session_id)

@@ -23,7 +23,7 @@ from turngraph.models import (
 )
 from turngraph.reconcile import attribute_key
 from turngraph.store.base import AttributeRow, EntityRow, ReadTx, RelationshipRow, Store
-from turngraph.validate import normalize_name, normalize_type, parse_datetime
+from turngraph.validate import normalize_name, normalize_type, page_bounds, parse_datetime
 
 MAX_STATE_LIMIT = 500
 
@@ -151,6 +151,7 @@ class StateOps:
     ) -> list[StateEntity]:
         """Entities ordered by type then name, as :meth:`state` shows them."""
         etype = None if entity_type is None else normalize_type(entity_type, field="type", limit=64)
+        limit, offset = page_bounds(limit, offset, maximum=MAX_STATE_LIMIT)
         with self._store.read(self._id) as tx:
             rows = tx.list_entities(type=etype, limit=limit, offset=offset, by_name=True)
         return [to_state_entity(e) for e in rows]

@@ -542,3 +542,15 @@ def content_warnings(content: str | None, *, limits: Limits) -> list[str]:
         "hold: consider splitting it into several observations, or moving the source into an "
         "appendix file and referencing it by path"
     ]
+
+
+MAX_OFFSET = 2**62
+
+
+def page_bounds(limit: object, offset: object, *, maximum: int) -> tuple[int, int]:
+    """A checked page: ``limit`` clamped to ``maximum``, ``offset`` non-negative."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise ValidationError("limit must be a positive integer", field="limit")
+    if isinstance(offset, bool) or not isinstance(offset, int) or not 0 <= offset <= MAX_OFFSET:
+        raise ValidationError(f"offset must be an integer from 0 to {MAX_OFFSET}", field="offset")
+    return min(limit, maximum), offset
