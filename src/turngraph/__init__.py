@@ -5,9 +5,11 @@
 >>> mem = db.create_memory("acme")               # doctest: +SKIP
 """
 
+from turngraph.client import AsyncClient, Client
 from turngraph.config import Limits, Settings
 from turngraph.database import Database, open
 from turngraph.errors import (
+    AuthenticationError,
     ConflictError,
     ExtractionError,
     ForbiddenError,
@@ -29,10 +31,12 @@ from turngraph.models import (
     BatchResult,
     DeleteResult,
     Entity,
+    EntityDeleteResult,
     EntityNeighborhood,
     EntitySummary,
     Extraction,
     FileContent,
+    ForgetResult,
     Hit,
     MemoryInfo,
     MergeProposal,
@@ -59,13 +63,17 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AppendixFile",
+    "AsyncClient",
     "AttributeVersion",
+    "AuthenticationError",
     "BatchResult",
+    "Client",
     "ConflictError",
     "Database",
     "DeleteResult",
     "Embedder",
     "Entity",
+    "EntityDeleteResult",
     "EntityNeighborhood",
     "EntitySummary",
     "Extraction",
@@ -73,6 +81,7 @@ __all__ = [
     "Extractor",
     "FileContent",
     "ForbiddenError",
+    "ForgetResult",
     "Hit",
     "IdempotencyConflictError",
     "ImmutableConfigError",

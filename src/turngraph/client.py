@@ -22,6 +22,7 @@ import httpx
 from pydantic import BaseModel, TypeAdapter
 
 from turngraph.errors import (
+    AuthenticationError,
     ConflictError,
     ExtractionError,
     ForbiddenError,
@@ -54,10 +55,6 @@ from turngraph.models import (
 )
 
 T = TypeVar("T")
-
-
-class AuthenticationError(TurngraphError):
-    """The server refused the key (missing, unknown or revoked)."""
 
 
 _ERRORS: dict[int, type[TurngraphError]] = {

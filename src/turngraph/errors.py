@@ -9,6 +9,7 @@
     ├── ConflictError            the request contradicts what is stored
     │   ├── IdempotencyConflictError   the same key was used with different content
     │   └── ImmutableConfigError       an attempt to change a fixed retrieval configuration
+    ├── AuthenticationError      a server refused the key (missing, unknown, revoked)
     ├── ForbiddenError           the caller's tier does not allow the operation
     ├── StoreError               the storage backend failed
     └── ExtractionError          an extractor failed or returned malformed output
@@ -74,6 +75,10 @@ class ForbiddenError(TurngraphError):
     """The caller's access tier does not allow this operation on this memory."""
 
 
+class AuthenticationError(TurngraphError):
+    """A server refused the key: missing, unknown or revoked (HTTP 401)."""
+
+
 class StoreError(TurngraphError):
     """The storage backend failed (I/O, corruption, a server gone away)."""
 
@@ -83,6 +88,7 @@ class ExtractionError(TurngraphError):
 
 
 __all__ = [
+    "AuthenticationError",
     "ConflictError",
     "ExtractionError",
     "ForbiddenError",

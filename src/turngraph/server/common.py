@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from turngraph.access import Caller, Tier
 from turngraph.database import Database
 from turngraph.errors import (
+    AuthenticationError,
     ConflictError,
     ExtractionError,
     ForbiddenError,
@@ -49,6 +50,7 @@ STATUS: list[tuple[type[TurngraphError], int]] = [
     (ValidationError, 400),
     (NotFoundError, 404),
     (ConflictError, 409),
+    (AuthenticationError, 401),
     (ForbiddenError, 403),
     (ExtractionError, 502),
     (StoreError, 503),

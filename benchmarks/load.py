@@ -1,0 +1,154 @@
+"""Concurrent agents against one server on 127.0.0.1: throughput, latency and errors.
+
+    .venv/bin/python benchmarks/load.py [--clients 50] [--seconds 60] [--think 1.0]
+
+Starts ``turngraph serve`` on a fresh database in a temporary folder, gives each client its
+own key (read_write on one shared memory), and runs every client as an agent does: each turn
+it remembers the user's message, recalls with it, remembers the reply, then waits ``--think``
+seconds (a person typing) before the next turn. Every request goes through the memory API
+over real HTTP. Prints requests per second, p50/p99 per operation and every error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+import turngraph
+
+TOPICS = [
+    ("billing migration", "Acme"),
+    ("hiring plan", "Globex"),
+    ("security review", "Initech"),
+    ("mobile release", "Umbrella"),
+    ("pricing change", "Hooli"),
+    ("vendor contract", "Vandelay"),
+]
+NAMES = ["Ana", "Ben", "Chen", "Dara", "Eli", "Fatima", "Gus", "Hana", "Ivan", "Jade"]
+
+
+def utterance(rng: random.Random) -> str:
+    topic, org = rng.choice(TOPICS)
+    who = rng.choice(NAMES)
+    return rng.choice(
+        [
+            f"{who} from {org} asked about the {topic} again.",
+            f"Can you remind me what {who} said about the {topic}?",
+            f"I met {who} at {org} today; the {topic} is slipping a week.",
+            f"What is blocking the {topic} at {org}?",
+        ]
+    )
+
+
+async def agent(
+    i: int, base: str, key: str, until: float, think: float, lat: dict[str, list[float]],
+    errors: list[str],
+) -> None:
+    rng = random.Random(i)
+    headers = {"Authorization": f"Bearer {key}"}
+    async with httpx.AsyncClient(base_url=base, headers=headers, timeout=30) as http:
+        session = (await http.post("/api/v1/load/sessions")).json()["id"]
+        await asyncio.sleep(rng.random() * think)  # spread the first turns
+        while time.monotonic() < until:
+            text = utterance(rng)
+            for op, path, body in (
+                ("remember", "/api/v1/load/facts", {"text": text, "session_id": session}),
+                ("recall", "/api/v1/load/query", {"query": text, "k": 8}),
+                (
+                    "remember",
+                    "/api/v1/load/facts",
+                    {"text": f"Noted: {text}", "session_id": session, "role": "assistant"},
+                ),
+            ):
+                t0 = time.perf_counter()
+                try:
+                    r = await http.post(path, json=body)
+                    if r.status_code >= 400:
+                        errors.append(f"{op}: {r.status_code} {r.text[:120]}")
+                except httpx.HTTPError as exc:
+                    errors.append(f"{op}: {type(exc).__name__} {exc}")
+                lat[op].append((time.perf_counter() - t0) * 1000)
+            await asyncio.sleep(think)
+
+
+def pct(values: list[float], q: int) -> float:
+    return statistics.quantiles(values, n=100)[q - 1] if len(values) > 1 else float("nan")
+
+
+async def run(base: str, keys: list[str], seconds: float, think: float) -> tuple[dict[str, list[float]], list[str], float]:
+    lat: dict[str, list[float]] = {"remember": [], "recall": []}
+    errors: list[str] = []
+    began = time.monotonic()
+    until = began + seconds
+    await asyncio.gather(
+        *(agent(i, base, k, until, think, lat, errors) for i, k in enumerate(keys))
+    )
+    return lat, errors, time.monotonic() - began
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--think", type=float, default=1.0)
+    parser.add_argument("--port", type=int, default=8799)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "load.db"
+        with turngraph.open(path) as db:
+            db.create_memory("load")
+            row = db.store.get_memory("load")
+            assert row is not None
+            db.access.create_principal("admin", admin=True)
+            keys = []
+            for i in range(args.clients):
+                db.access.create_principal(f"agent-{i}")
+                db.access.grant(f"agent-{i}", row, "read_write")
+                keys.append(db.access.create_key(f"agent-{i}")[1])
+        server = subprocess.Popen(
+            [sys.executable, "-m", "turngraph.cli", "serve", "--db", str(path),
+             "--port", str(args.port)],
+            stdout=subprocess.DEVNULL,
+            env={**os.environ},
+        )
+        base = f"http://127.0.0.1:{args.port}"
+        try:
+            for _ in range(400):
+                try:
+                    if httpx.get(f"{base}/api/v1/health").status_code == 200:
+                        break
+                except httpx.TransportError:
+                    time.sleep(0.05)
+            lat, errors, took = asyncio.run(run(base, keys, args.seconds, args.think))
+        finally:
+            server.terminate()
+            server.wait(10)
+    total = sum(len(v) for v in lat.values())
+    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
+    print(f"{args.clients} clients, {args.seconds:g} s, think {args.think:g} s between turns\n")
+    print("| operation | requests | per second | p50 (ms) | p99 (ms) |")
+    print("|---|---:|---:|---:|---:|")
+    for op, values in lat.items():
+        print(
+            f"| {op} | {len(values)} | {len(values) / took:.1f} | {pct(values, 50):.1f} | "
+            f"{pct(values, 99):.1f} |"
+        )
+    print(f"| all | {total} | {total / took:.1f} | | |")
+    print(f"\nerrors: {len(errors)}")
+    for e in errors[:20]:
+        print("  " + e)
+
+
+if __name__ == "__main__":
+    main()
