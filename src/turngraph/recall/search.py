@@ -56,6 +56,8 @@ ENTITY_FANOUT = 200  # observations taken per top entity
 ATTRIBUTE_HITS = 5  # attribute facts among the hits, at most
 PRUNE_ABOVE_ROWS = 5_000  # memories this large drop query terms ...
 PRUNE_SHARE = 0.05  # ... that match more than this share of their observations
+BINARY_ABOVE = 20_000  # vectors of one kind past which search starts from sign bits
+BINARY_CANDIDATES = 4_000  # rows scored exactly after the sign-bit prefilter
 NEIGHBOUR_SEEDS = 3  # top entities whose related entities join the ranking
 NEIGHBOURS = 10
 NEIGHBOUR_DECAY = 0.5
@@ -125,22 +127,54 @@ def _fuse(signals: Sequence[tuple[dict[int, float], float]]) -> dict[int, float]
     return fused
 
 
+@dataclass(frozen=True, slots=True)
+class _Matrix:
+    """One kind of vectors of a memory: row refs, the float32 matrix and, for large ones,
+    the sign bits of every vector packed 64 to a word (for the Hamming prefilter)."""
+
+    refs: npt.NDArray[np.int64]
+    vectors: Vectors
+    bits: npt.NDArray[np.uint64] | None
+
+    def similar(self, query: Vectors, n: int) -> tuple[npt.NDArray[np.intp], Vectors]:
+        """Row positions and cosine similarities of (about) the ``n`` rows most similar to
+        ``query``, unordered. Large matrices are searched by Hamming distance of the sign
+        bits first and only the best BINARY_CANDIDATES rows are scored exactly, without
+        BLAS threads (whose spinning would slow the query embedding that follows)."""
+        rows = len(self.refs)
+        if rows == 0:
+            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float32)
+        if self.bits is None:
+            sims: Vectors = self.vectors @ query
+            idx = np.arange(rows) if n >= rows else np.argpartition(-sims, n - 1)[:n]
+            return idx, sims[idx]
+        candidates = self.nearest_bits(query, BINARY_CANDIDATES)
+        exact: Vectors = np.einsum("ij,j->i", self.vectors[candidates], query)
+        keep = np.argpartition(-exact, n - 1)[:n] if n < len(candidates) else slice(None)
+        return candidates[keep], exact[keep]
+
+    def nearest_bits(self, query: Vectors, n: int) -> npt.NDArray[np.intp]:
+        assert self.bits is not None
+        qbits = np.packbits(query > 0).view(np.uint64)
+        distance = np.bitwise_count(self.bits ^ qbits).sum(axis=1, dtype=np.uint16)
+        n = min(n, len(distance))
+        return np.argpartition(distance, n - 1)[:n]
+
+
 class _VectorCache:
     """A memory's vectors as one matrix per kind, reloaded when its index version moves."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._data: dict[tuple[int, int, str], tuple[int, npt.NDArray[np.int64], Vectors]] = {}
+        self._data: dict[tuple[int, int, str], tuple[int, _Matrix]] = {}
 
-    def get(
-        self, store: Store, tx: ReadTx, kind: str, dim: int
-    ) -> tuple[npt.NDArray[np.int64], Vectors]:
+    def get(self, store: Store, tx: ReadTx, kind: str, dim: int) -> _Matrix:
         version = tx.index_version()
         key = (id(store), tx.memory_id, kind)
         with self._lock:
             found = self._data.get(key)
         if found is not None and found[0] == version:
-            return found[1], found[2]
+            return found[1]
         rows = tx.load_vectors(kind)
         refs = np.array([r for r, _ in rows], dtype=np.int64)
         matrix = (
@@ -148,9 +182,13 @@ class _VectorCache:
             if rows
             else np.zeros((0, dim), dtype=np.float32)
         )
+        bits = None
+        if len(rows) > BINARY_ABOVE and dim % 64 == 0:
+            bits = np.packbits(matrix > 0, axis=1).view(np.uint64)
+        loaded = _Matrix(refs, matrix, bits)
         with self._lock:
-            self._data[key] = (version, refs, matrix)
-        return refs, matrix
+            self._data[key] = (version, loaded)
+        return loaded
 
 
 _VECTORS = _VectorCache()
@@ -175,13 +213,9 @@ class _RowCount:
 _TEXT_ROWS = _RowCount()
 
 
-def _top(refs: npt.NDArray[np.int64], matrix: Vectors, query: Vectors, n: int) -> dict[int, float]:
-    if len(refs) == 0:
-        return {}
-    sims = matrix @ query
-    n = min(n, len(sims))
-    idx = np.argpartition(-sims, n - 1)[:n]
-    return {int(refs[i]): float(sims[i]) for i in idx}
+def _top(m: _Matrix, query: Vectors, n: int) -> dict[int, float]:
+    idx, sims = m.similar(query, n)
+    return {int(m.refs[i]): float(v) for i, v in zip(idx, sims, strict=True)}
 
 
 class RecallOps:
@@ -335,8 +369,8 @@ class RecallOps:
         if terms and mode != "dense":
             ent_signals.append((dict(tx.search_text("fts_entities", _fts(terms), limit=50)), 1.0))
         if qvec is not None and embedder is not None:
-            refs, matrix = _VECTORS.get(self._store, tx, "entity", embedder.dimension)
-            ent_signals.append((_top(refs, matrix, qvec, 50), W_DENSE))
+            entities = _VECTORS.get(self._store, tx, "entity", embedder.dimension)
+            ent_signals.append((_top(entities, qvec, 50), W_DENSE))
         ent_scores = _fuse(ent_signals)
         for entity in named:
             ent_scores[entity.id] = max(ent_scores.values(), default=0.0) + EXACT_ENTITY
@@ -410,20 +444,34 @@ class RecallOps:
 
     def _dense(self, tx: ReadTx, embedder: Embedder, qvec: Vectors) -> dict[int, float]:
         """Similarity of each observation, plus W_WINDOW x that of its conversational window."""
-        refs, matrix = _VECTORS.get(self._store, tx, "observation", embedder.dimension)
-        if len(refs) == 0:
+        obs = _VECTORS.get(self._store, tx, "observation", embedder.dimension)
+        if len(obs.refs) == 0:
             return {}
-        sims = matrix @ qvec
-        wrefs, wmatrix = _VECTORS.get(self._store, tx, "window", embedder.dimension)
-        if len(wrefs):
-            wsims = wmatrix @ qvec
-            if len(wrefs) == len(refs) and np.array_equal(wrefs, refs):
-                sims = sims + W_WINDOW * wsims
+        win = _VECTORS.get(self._store, tx, "window", embedder.dimension)
+        if obs.bits is None:  # small: score every row exactly
+            rows: npt.NDArray[np.intp] = np.arange(len(obs.refs))
+        else:  # large: the rows near the query by either vector, by sign bits
+            rows = obs.nearest_bits(qvec, BINARY_CANDIDATES)
+            if win.bits is not None:
+                near = win.refs[win.nearest_bits(qvec, BINARY_CANDIDATES)]
+                pos = np.searchsorted(obs.refs, near)
+                pos = pos[(pos < len(obs.refs))]
+                rows = np.union1d(rows, pos[obs.refs[pos] == near[: len(pos)]])
+        refs = obs.refs[rows]
+        sims: Vectors = (
+            obs.vectors @ qvec
+            if obs.bits is None
+            else np.einsum("ij,j->i", obs.vectors[rows], qvec)
+        )
+        if len(win.refs):
+            pos = np.searchsorted(win.refs, refs)
+            pos[pos >= len(win.refs)] = 0
+            hit = win.refs[pos] == refs
+            if obs.bits is None:
+                wsims: Vectors = (win.vectors @ qvec)[pos]
             else:
-                pos = np.searchsorted(wrefs, refs)
-                pos[pos >= len(wrefs)] = 0
-                hit = wrefs[pos] == refs
-                sims = sims + W_WINDOW * np.where(hit, wsims[pos], 0.0)
+                wsims = np.einsum("ij,j->i", win.vectors[pos], qvec)
+            sims = (sims + W_WINDOW * np.where(hit, wsims, 0.0)).astype(np.float32)
         n = min(POOL, len(sims))
         idx = np.argpartition(-sims, n - 1)[:n]
         return {int(refs[i]): float(sims[i]) for i in idx}

@@ -79,20 +79,28 @@ class SearchReads:
         score = f"bm25({table}, {columns})"
         rows = self._all(
             f"SELECT rowid, {score} FROM {table} WHERE {table} MATCH ? ORDER BY {score} LIMIT ?",
-            (f'mem : "m{self.memory_id}" AND ({query})', limit),
+            (f"{self._scope()}({query})", limit),
         )
         return [(r[0], -float(r[1])) for r in rows]
+
+    def _scope(self) -> str:
+        """The FTS5 condition that keeps a search inside this memory. Empty when the file
+        holds no other memory (read in the same snapshot): intersecting with a token every
+        row carries only costs time then."""
+        if self._one("SELECT count(*) FROM memories")[0] == 1:
+            return ""
+        return f'mem : "m{self.memory_id}" AND '
 
     def term_frequencies(self, table: str, columns: str, terms: Sequence[str]) -> list[int]:
         """How many of this memory's rows of ``table`` match each term (no scoring)."""
         if table not in _SEARCH_TABLES:
             raise ValueError(table)
-        mem = f'mem : "m{self.memory_id}"'
+        scope = self._scope()
         return [
             int(
                 self._one(
                     f"SELECT count(*) FROM {table} WHERE {table} MATCH ?",
-                    (f'{mem} AND {{{columns}}} : "' + term.replace('"', '""') + '"',),
+                    (f'{scope}{{{columns}}} : "' + term.replace('"', '""') + '"',),
                 )[0]
             )
             for term in terms
@@ -154,10 +162,10 @@ class SearchReads:
     def observations_for_entities(self, ids: Sequence[int], *, limit: int) -> dict[int, list[int]]:
         out: dict[int, list[int]] = {}
         for entity_id in ids:
+            # Newest writes first: an index walk however many observations name the entity.
             out[entity_id] = self._col(
-                "SELECT l.observation_id FROM observation_entities l JOIN observations o "
-                "ON o.id = l.observation_id WHERE l.entity_id=? "
-                "ORDER BY o.observed_at DESC LIMIT ?",
+                "SELECT observation_id FROM observation_entities WHERE entity_id=? "
+                "ORDER BY seq DESC LIMIT ?",
                 (entity_id, limit),
             )
         return out
