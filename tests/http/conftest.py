@@ -6,8 +6,10 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 import uvicorn
@@ -43,14 +45,15 @@ def free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
-    path: Path = tmp_path_factory.mktemp("server") / "turngraph.db"
+@contextmanager
+def running(path: Path, **settings: Any) -> Iterator[Running]:
+    """A server on a free port over the SQLite file ``path`` with an admin key."""
     db = turngraph.open(path)
-    db.access.create_principal("admin", admin=True, kind="human")
+    if db.access.is_empty():
+        db.access.create_principal("admin", admin=True, kind="human")
     _, admin_key = db.access.create_key("admin")
     port = free_port()
-    app = create_app(ServerSettings(db=str(path), port=port), db=db)
+    app = create_app(ServerSettings(db=str(path), port=port, **settings), db=db)
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     srv = uvicorn.Server(config)
     thread = threading.Thread(target=srv.run, daemon=True)
@@ -60,7 +63,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("the server did not start")
         time.sleep(0.02)
-    yield Running(f"http://127.0.0.1:{port}", db, admin_key)
-    srv.should_exit = True
-    thread.join(10)
-    db.close()
+    try:
+        yield Running(f"http://127.0.0.1:{port}", db, admin_key)
+    finally:
+        srv.should_exit = True
+        thread.join(10)
+        db.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    with running(tmp_path_factory.mktemp("server") / "turngraph.db") as srv:
+        yield srv
