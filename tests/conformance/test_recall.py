@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hypothesis.strategies as st
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -228,3 +229,26 @@ def test_bad_recall_arguments_are_rejected(
     with pytest.raises(turngraph.ValidationError) as err:
         team.recall("Alice", **kwargs)  # type: ignore[arg-type]
     assert err.value.field == field
+
+
+def test_the_vector_cache_patches_to_what_a_full_load_gives(mem: turngraph.Memory) -> None:
+    from turngraph.recall import search
+
+    def note(i: int, text: str) -> str:
+        return mem.add_observation(title=f"n{i}", content=text).observation.slug
+
+    def check() -> None:
+        with mem._store.read(mem._id) as tx:  # type: ignore[attr-defined]
+            cached = search._VECTORS.get(mem._store, tx, "observation", 384)  # type: ignore[attr-defined]
+            fresh = search._VectorCache._load(tx, "observation", 384, -1).view()
+        assert cached.refs.tolist() == fresh.refs.tolist()
+        assert np.array_equal(cached.vectors, fresh.vectors)
+
+    slugs = [note(i, f"Note {i} about the harbor.") for i in range(5)]
+    check()  # filled by a full load
+    slugs += [note(i, f"Note {i} about the lighthouse.") for i in range(5, 9)]
+    mem.update_observation(slugs[2], content="Rewritten: the harbor is closed.")
+    check()  # patched: four appended, one replaced
+    mem.delete_observation(slugs[0])
+    check()  # a deletion reloads
+    assert mem.recall("harbor closed", mode="dense").hits[0].source.slug == slugs[2]

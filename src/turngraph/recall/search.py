@@ -161,34 +161,102 @@ class _Matrix:
         return np.argpartition(distance, n - 1)[:n]
 
 
+@dataclass
+class _Buffer:
+    """A growable matrix of one kind of vectors: rows [:n] are live, sorted by ref."""
+
+    version: int
+    n: int
+    refs: npt.NDArray[np.int64]
+    vectors: Vectors
+    bits: npt.NDArray[np.uint64] | None
+
+    def view(self) -> _Matrix:
+        bits = None if self.bits is None else self.bits[: self.n]
+        return _Matrix(self.refs[: self.n], self.vectors[: self.n], bits)
+
+
+def _packed(matrix: Vectors) -> npt.NDArray[np.uint64]:
+    out: npt.NDArray[np.uint64] = np.packbits(matrix > 0, axis=1).view(np.uint64)
+    return out
+
+
 class _VectorCache:
-    """A memory's vectors as one matrix per kind, reloaded when its index version moves."""
+    """A memory's vectors as one matrix per kind. When the memory's index version moves, only
+    the vectors written since are read and patched in (appended, or replaced in place); a
+    deletion, or a new ref below the largest, reloads the kind whole."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._data: dict[tuple[int, int, str], tuple[int, _Matrix]] = {}
+        self._data: dict[tuple[int, int, str], _Buffer] = {}
 
     def get(self, store: Store, tx: ReadTx, kind: str, dim: int) -> _Matrix:
         version = tx.index_version()
         key = (id(store), tx.memory_id, kind)
         with self._lock:
             found = self._data.get(key)
-        if found is not None and found[0] == version:
-            return found[1]
+            if found is not None and found.version == version:
+                return found.view()
+            if found is None or not self._patch(found, tx, kind, dim, version):
+                found = self._data[key] = self._load(tx, kind, dim, version)
+            return found.view()
+
+    @staticmethod
+    def _load(tx: ReadTx, kind: str, dim: int, version: int) -> _Buffer:
         rows = tx.load_vectors(kind)
-        refs = np.array([r for r, _ in rows], dtype=np.int64)
-        matrix = (
+        n = len(rows)
+        cap = max(256, n + n // 4)
+        refs = np.zeros(cap, dtype=np.int64)
+        vectors = np.zeros((cap, dim), dtype=np.float32)
+        if rows:
+            refs[:n] = [r for r, _ in rows]
+            vectors[:n] = np.frombuffer(b"".join(d for _, d in rows), dtype=np.float32).reshape(
+                n, dim
+            )
+        bits = None
+        if n > BINARY_ABOVE and dim % 64 == 0:
+            bits = np.zeros((cap, dim // 64), dtype=np.uint64)
+            bits[:n] = _packed(vectors[:n])
+        return _Buffer(version, n, refs, vectors, bits)
+
+    @staticmethod
+    def _patch(buf: _Buffer, tx: ReadTx, kind: str, dim: int, version: int) -> bool:
+        rows = tx.load_vectors(kind, since=buf.version)
+        new_refs = np.array([r for r, _ in rows], dtype=np.int64)
+        data = (
             np.frombuffer(b"".join(d for _, d in rows), dtype=np.float32).reshape(len(rows), dim)
             if rows
             else np.zeros((0, dim), dtype=np.float32)
         )
-        bits = None
-        if len(rows) > BINARY_ABOVE and dim % 64 == 0:
-            bits = np.packbits(matrix > 0, axis=1).view(np.uint64)
-        loaded = _Matrix(refs, matrix, bits)
-        with self._lock:
-            self._data[key] = (version, loaded)
-        return loaded
+        live = buf.refs[: buf.n]
+        pos = np.searchsorted(live, new_refs)
+        pos[pos >= buf.n] = 0
+        known = (live[pos] == new_refs) if buf.n else np.zeros(len(new_refs), dtype=bool)
+        added = new_refs[~known]
+        if tx.vector_count(kind) != buf.n + len(added):
+            return False  # something was deleted
+        if len(added) and buf.n and added.min() <= live[-1]:
+            return False  # keeping refs sorted would need a reshuffle
+        if buf.bits is None and buf.n + len(added) > BINARY_ABOVE and dim % 64 == 0:
+            return False  # crossing the size where sign bits start
+        if buf.n + len(added) > len(buf.refs):
+            grow = max(len(buf.refs) * 2, buf.n + len(added))
+            buf.refs = np.resize(buf.refs, grow)
+            buf.vectors = np.resize(buf.vectors, (grow, dim))
+            if buf.bits is not None:
+                buf.bits = np.resize(buf.bits, (grow, dim // 64))
+        if known.any():
+            buf.vectors[pos[known]] = data[known]
+            if buf.bits is not None:
+                buf.bits[pos[known]] = _packed(data[known])
+        end = buf.n + len(added)
+        buf.refs[buf.n : end] = added
+        buf.vectors[buf.n : end] = data[~known]
+        if buf.bits is not None:
+            buf.bits[buf.n : end] = _packed(data[~known])
+        buf.n = end
+        buf.version = version
+        return True
 
 
 _VECTORS = _VectorCache()

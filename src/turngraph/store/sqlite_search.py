@@ -42,14 +42,25 @@ class SearchReads:
         row = self._one("SELECT index_version FROM memories WHERE id=?", (self.memory_id,))
         return 0 if row is None else int(row[0])
 
-    def load_vectors(self, kind: str) -> list[tuple[int, bytes]]:
+    def load_vectors(self, kind: str, *, since: int = -1) -> list[tuple[int, bytes]]:
+        """This memory's vectors of ``kind`` by ref; with ``since``, only those written after
+        that index version."""
         return [
             (r[0], bytes(r[1]))
             for r in self._all(
-                "SELECT ref, data FROM vectors WHERE memory_id=? AND kind=? ORDER BY ref",
-                (self.memory_id, kind),
+                "SELECT ref, data FROM vectors WHERE memory_id=? AND kind=? AND stamp > ? "
+                "ORDER BY ref",
+                (self.memory_id, kind, since),
             )
         ]
+
+    def vector_count(self, kind: str) -> int:
+        return int(
+            self._one(
+                "SELECT count(*) FROM vectors WHERE memory_id=? AND kind=?",
+                (self.memory_id, kind),
+            )[0]
+        )
 
     def index_queue(self, *, limit: int) -> list[tuple[str, int, str]]:
         rows = self._all(

@@ -624,8 +624,9 @@ class SQLiteTx(SQLiteReadTx):
 
     def put_vector(self, kind: str, ref: int, data: bytes) -> None:
         self.conn.execute(
-            "INSERT OR REPLACE INTO vectors (kind, ref, memory_id, data) VALUES (?,?,?,?)",
-            (kind, ref, self.memory_id, data),
+            "INSERT OR REPLACE INTO vectors (kind, ref, memory_id, data, stamp) VALUES "
+            "(?, ?, ?, ?, (SELECT index_version + 1 FROM memories WHERE id = ?))",
+            (kind, ref, self.memory_id, data, self.memory_id),
         )
 
     def enqueue(self, kind: str, ref: int) -> None:
