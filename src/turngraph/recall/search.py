@@ -56,7 +56,7 @@ ENTITY_FANOUT = 200  # observations taken per top entity
 ATTRIBUTE_HITS = 5  # attribute facts among the hits, at most
 PRUNE_ABOVE_ROWS = 5_000  # memories this large drop query terms ...
 PRUNE_SHARE = 0.05  # ... that match more than this share of their observations
-BINARY_ABOVE = 20_000  # vectors of one kind past which search starts from sign bits
+BINARY_ABOVE = 5_000  # vectors of one kind past which search starts from sign bits
 BINARY_CANDIDATES = 4_000  # rows scored exactly after the sign-bit prefilter
 NEIGHBOUR_SEEDS = 3  # top entities whose related entities join the ranking
 NEIGHBOURS = 10
@@ -145,7 +145,7 @@ class _Matrix:
         if rows == 0:
             return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float32)
         if self.bits is None:
-            sims: Vectors = self.vectors @ query
+            sims: Vectors = np.einsum("ij,j->i", self.vectors, query)
             idx = np.arange(rows) if n >= rows else np.argpartition(-sims, n - 1)[:n]
             return idx, sims[idx]
         candidates = self.nearest_bits(query, BINARY_CANDIDATES)
@@ -526,17 +526,17 @@ class RecallOps:
                 pos = pos[(pos < len(obs.refs))]
                 rows = np.union1d(rows, pos[obs.refs[pos] == near[: len(pos)]])
         refs = obs.refs[rows]
-        sims: Vectors = (
-            obs.vectors @ qvec
-            if obs.bits is None
-            else np.einsum("ij,j->i", obs.vectors[rows], qvec)
+        # einsum, not BLAS: a multi-threaded matrix product leaves threads spinning that
+        # slow everything after it on a small machine (the next query embedding above all).
+        sims: Vectors = np.einsum(
+            "ij,j->i", obs.vectors if obs.bits is None else obs.vectors[rows], qvec
         )
         if len(win.refs):
             pos = np.searchsorted(win.refs, refs)
             pos[pos >= len(win.refs)] = 0
             hit = win.refs[pos] == refs
             if obs.bits is None:
-                wsims: Vectors = (win.vectors @ qvec)[pos]
+                wsims: Vectors = np.einsum("ij,j->i", win.vectors, qvec)[pos]
             else:
                 wsims = np.einsum("ij,j->i", win.vectors[pos], qvec)
             sims = (sims + W_WINDOW * np.where(hit, wsims, 0.0)).astype(np.float32)
