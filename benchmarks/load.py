@@ -52,7 +52,12 @@ def utterance(rng: random.Random) -> str:
 
 
 async def agent(
-    i: int, base: str, key: str, until: float, think: float, lat: dict[str, list[float]],
+    i: int,
+    base: str,
+    key: str,
+    until: float,
+    think: float,
+    lat: dict[str, list[float]],
     errors: list[str],
 ) -> None:
     rng = random.Random(i)
@@ -86,7 +91,9 @@ def pct(values: list[float], q: int) -> float:
     return statistics.quantiles(values, n=100)[q - 1] if len(values) > 1 else float("nan")
 
 
-async def run(base: str, keys: list[str], seconds: float, think: float) -> tuple[dict[str, list[float]], list[str], float]:
+async def run(
+    base: str, keys: list[str], seconds: float, think: float
+) -> tuple[dict[str, list[float]], list[str], float]:
     lat: dict[str, list[float]] = {"remember": [], "recall": []}
     errors: list[str] = []
     began = time.monotonic()
@@ -117,8 +124,16 @@ def main() -> None:
                 db.access.grant(f"agent-{i}", row, "read_write")
                 keys.append(db.access.create_key(f"agent-{i}")[1])
         server = subprocess.Popen(
-            [sys.executable, "-m", "turngraph.cli", "serve", "--db", str(path),
-             "--port", str(args.port)],
+            [
+                sys.executable,
+                "-m",
+                "turngraph.cli",
+                "serve",
+                "--db",
+                str(path),
+                "--port",
+                str(args.port),
+            ],
             stdout=subprocess.DEVNULL,
             env={**os.environ},
         )
@@ -135,7 +150,9 @@ def main() -> None:
             server.terminate()
             server.wait(10)
     total = sum(len(v) for v in lat.values())
-    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+    )
     print(f"{args.clients} clients, {args.seconds:g} s, think {args.think:g} s between turns\n")
     print("| operation | requests | per second | p50 (ms) | p99 (ms) |")
     print("|---|---:|---:|---:|---:|")
