@@ -1,6 +1,6 @@
 """Concurrent agents against one server on 127.0.0.1: throughput, latency and errors.
 
-    .venv/bin/python benchmarks/load.py [--clients 50] [--seconds 60] [--think 1.0]
+    .venv/bin/python benchmarks/load.py [--clients 50] [--seconds 60] [--think 5.0]
 
 Starts ``turngraph serve`` on a fresh database in a temporary folder, gives each client its
 own key (read_write on one shared memory), and runs every client as an agent does: each turn
@@ -108,7 +108,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60)
-    parser.add_argument("--think", type=float, default=1.0)
+    parser.add_argument("--think", type=float, default=5.0)
     parser.add_argument("--port", type=int, default=8799)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:

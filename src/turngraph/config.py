@@ -63,6 +63,11 @@ class Settings:
     # Embedders named "openai:<model>" in a memory's retrieval configuration call this.
     embeddings_base_url: str | None = None
     embeddings_api_key: str | None = field(default=None, repr=False)
+    # Embed what a write queued on a background thread (one per database, on its own CPU
+    # thread) instead of before the write returns. The server does: no request waits for
+    # embedding, and under load the queue is embedded in shared batches. A new row is found
+    # by lexical recall at once and by the dense signal a moment later.
+    index_in_background: bool = False
 
 
 __all__ = ["Limits", "Settings"]

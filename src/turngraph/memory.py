@@ -38,7 +38,7 @@ from turngraph.models import (
     WriteResult,
 )
 from turngraph.recall.embed import Embedder, embedder_for
-from turngraph.recall.index import refresh_vectors
+from turngraph.recall.index import refresh_vectors, schedule
 from turngraph.recall.search import RecallOps
 from turngraph.reconcile import repair_chain
 from turngraph.state import StateOps
@@ -104,8 +104,12 @@ class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps, ForgetOps):
         )
 
     def _after_write(self) -> None:
-        """Embed what the write queued for recall, outside its transaction."""
-        refresh_vectors(self._store, self._id, self.embedder)
+        """Embed what the write queued for recall, outside its transaction (or have the
+        background indexer do it, with ``Settings(index_in_background=True)``)."""
+        if self._store.settings.index_in_background:
+            schedule(self._store, self._id, self.embedder)
+        else:
+            refresh_vectors(self._store, self._id, self.embedder)
 
     @property
     def retrieval(self) -> RetrievalConfig:

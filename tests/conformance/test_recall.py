@@ -8,7 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import turngraph
+from turngraph.config import Settings
 
+from .conftest import Opener
 from .helpers import entity, rel
 
 
@@ -252,3 +254,19 @@ def test_the_vector_cache_patches_to_what_a_full_load_gives(mem: turngraph.Memor
     mem.delete_observation(slugs[0])
     check()  # a deletion reloads
     assert mem.recall("harbor closed", mode="dense").hits[0].source.slug == slugs[2]
+
+
+def test_background_indexing_embeds_what_writes_queued(backend: Opener) -> None:
+    from turngraph.recall.index import wait_for_index
+
+    db = backend(Settings(index_in_background=True))
+    mem = db.create_memory("bg")
+    ids = [
+        mem.remember(text, speaker="Ana").turn_id
+        for text in ("The harbor opens at dawn.", "We adopted a grey kitten.", "Rain again.")
+    ]
+    assert wait_for_index(db.store, timeout=30)
+    with mem._store.read(mem._id) as tx:  # type: ignore[attr-defined]
+        assert tx.index_queue(limit=10) == []
+    hit = mem.recall("a new cat joined the family", mode="dense").hits[0]
+    assert hit.source.turn_id == ids[1]

@@ -79,6 +79,19 @@ class OnnxEmbedder:
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         self._tokenizer.enable_truncation(MAX_TOKENS)
         self._lock = threading.Lock()  # the tokenizer's padding state is shared
+        self._single: OnnxEmbedder | None = None
+        self._threads = threads
+
+    def single_threaded(self) -> OnnxEmbedder:
+        """A one-thread instance of the same model, for queries and background indexing.
+        A query is one short text, where a second thread gains under a millisecond, and a
+        thread pool that must wait for a core another request holds costs far more."""
+        if self._threads == 1:
+            return self
+        with self._lock:
+            if self._single is None:
+                self._single = OnnxEmbedder(threads=1)
+            return self._single
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:

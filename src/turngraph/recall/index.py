@@ -8,16 +8,48 @@ pass leaves the rows queued, and the next write of the memory picks them up.
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import os
+import threading
+
 import numpy as np
 
-from turngraph.recall.embed import Embedder
+from turngraph.errors import TurngraphError
+from turngraph.recall.embed import Embedder, OnnxEmbedder
 from turngraph.store.base import Store
 
 BATCH = 64
+log = logging.getLogger("turngraph.index")
+
+
+_GUARD = threading.Lock()
+_BUSY: dict[tuple[int, int], threading.Lock] = {}
 
 
 def refresh_vectors(store: Store, memory_id: int, embedder: Embedder | None) -> int:
-    """Embed and store every queued row of one memory; returns how many vectors were written."""
+    """Embed and store every queued row of one memory; returns how many vectors were written.
+
+    One thread at a time drains a memory's queue: a writer that finds another already at it
+    returns at once, and the one at it takes what the others queued in its next batch (so
+    concurrent writers share batches instead of embedding the same rows twice). Before it
+    stops, the drainer looks once more, so nothing queued meanwhile is left behind.
+    """
+    with _GUARD:
+        busy = _BUSY.setdefault((id(store), memory_id), threading.Lock())
+    written = 0
+    while busy.acquire(blocking=False):
+        try:
+            written += _drain(store, memory_id, embedder)
+        finally:
+            busy.release()
+        with store.read(memory_id) as tx:
+            if not tx.index_queue(limit=1):
+                break
+    return written
+
+
+def _drain(store: Store, memory_id: int, embedder: Embedder | None) -> int:
     written = 0
     while True:
         with store.read(memory_id) as tx:
@@ -41,3 +73,67 @@ def refresh_vectors(store: Store, memory_id: int, embedder: Embedder | None) -> 
         written += progress
         if not progress:  # everything changed under us: the next write's pass takes it
             return written
+
+
+class _Worker:
+    """One daemon thread per store that drains the queues of the memories it is told of."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.pending: dict[int, Embedder | None] = {}
+        self.running = False
+        self.cond = threading.Condition()
+        self.thread = threading.Thread(target=self.run, name="turngraph-indexer", daemon=True)
+        self.thread.start()
+
+    def submit(self, memory_id: int, embedder: Embedder | None) -> None:
+        with self.cond:
+            self.pending[memory_id] = embedder
+            self.cond.notify()
+
+    def run(self) -> None:
+        # Below the request threads in the scheduler's eyes (Linux sets niceness per thread).
+        with contextlib.suppress(AttributeError, OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+        while True:
+            with self.cond:
+                while not self.pending:
+                    self.cond.wait()
+                memory_id, embedder = self.pending.popitem()
+                self.running = True
+            try:
+                if isinstance(embedder, OnnxEmbedder):
+                    embedder = embedder.single_threaded()
+                refresh_vectors(self.store, memory_id, embedder)
+            except TurngraphError as exc:  # closed or deleted meanwhile: rows stay queued
+                log.debug("background indexing of memory %s stopped: %s", memory_id, exc)
+            except Exception:
+                log.exception("background indexing of memory %s failed", memory_id)
+            finally:
+                with self.cond:
+                    self.running = False
+                    self.cond.notify_all()
+
+    def wait(self, timeout: float) -> bool:
+        with self.cond:
+            return self.cond.wait_for(lambda: not self.pending and not self.running, timeout)
+
+
+_WORKERS: dict[int, _Worker] = {}
+
+
+def schedule(store: Store, memory_id: int, embedder: Embedder | None) -> None:
+    """Have the store's background indexer drain this memory's queue soon."""
+    with _GUARD:
+        worker = _WORKERS.get(id(store))
+        if worker is None or worker.store is not store:
+            worker = _WORKERS[id(store)] = _Worker(store)
+    worker.submit(memory_id, embedder)
+
+
+def wait_for_index(store: Store, timeout: float = 30.0) -> bool:
+    """Block until the store's background indexer has nothing left to do (True) or the
+    timeout passes (False). Immediate when nothing runs in the background."""
+    with _GUARD:
+        worker = _WORKERS.get(id(store))
+    return worker is None or worker.store is not store or worker.wait(timeout)

@@ -26,7 +26,7 @@ from turngraph import graph
 from turngraph.config import Limits
 from turngraph.errors import ValidationError
 from turngraph.models import Hit, RecalledEntity, RecallResult, Snippet, Source
-from turngraph.recall.embed import Embedder, Vectors
+from turngraph.recall.embed import Embedder, OnnxEmbedder, Vectors
 from turngraph.recall.stopwords import QUESTION_STOPWORDS
 from turngraph.store.base import (
     AttributeRow,
@@ -432,6 +432,8 @@ class RecallOps:
         speaking = tx.speakers_among([e.name for e in named if e.type == "person"])
         people = [e for e in named if e.name in speaking]
         topic, topic_terms = _without_people(query, terms, people)
+        if isinstance(embedder, OnnxEmbedder):
+            embedder = embedder.single_threaded()
         qvec = embedder.embed([topic])[0] if embedder is not None else None
         ent_signals: list[tuple[dict[int, float], float]] = []
         if terms and mode != "dense":

@@ -23,6 +23,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 import turngraph
 from turngraph.database import Database
 from turngraph.errors import TurngraphError
+from turngraph.recall.embed import OnnxEmbedder
 from turngraph.server.common import HTTPProblem, status_of
 from turngraph.server.settings import ServerSettings
 
@@ -40,6 +41,7 @@ def create_app(settings: ServerSettings | None = None, *, db: Database | None = 
         owned = db is None
         app.state.db = db or turngraph.open(settings.db, settings=settings.core())
         app.state.settings = settings
+        await asyncio.to_thread(_warm, app.state.db)
         try:
             yield
         finally:
@@ -60,6 +62,16 @@ def create_app(settings: ServerSettings | None = None, *, db: Database | None = 
     app.add_middleware(BodyLimitMiddleware, limit=settings.max_body_bytes)
     app.add_middleware(TraceMiddleware)
     return app
+
+
+def _warm(db: Database) -> None:
+    """Load the embedders the memories use before the first request needs them."""
+    for info in db.list_memories():
+        embedder = db.memory(info.name).embedder
+        if embedder is not None:
+            embedder.embed(["warm up"])
+            if isinstance(embedder, OnnxEmbedder):
+                embedder.single_threaded().embed(["warm up"])
 
 
 def _problem(status: int, message: str, **extra: Any) -> JSONResponse:

@@ -53,6 +53,7 @@ class ServerSettings:
             llm_api_key=self.llm_api_key,
             embeddings_base_url=self.embeddings_base_url,
             embeddings_api_key=self.embeddings_api_key,
+            index_in_background=True,
         )
 
 
