@@ -326,6 +326,13 @@ def cmd_serve(args: argparse.Namespace) -> None:
         uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
 
 
+def cmd_mcp(args: argparse.Namespace) -> None:
+    from turngraph.mcp_server import build_server
+
+    memory = _db(args).memory(args.memory)
+    build_server(memory, args.tier).run("stdio")
+
+
 def cmd_keys(args: argparse.Namespace) -> None:
     db = _db(args)
     access = db.access
@@ -490,6 +497,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("serve", cmd_serve, "run the HTTP server (memory API, graph API, admin)")
     p.add_argument("--host", default=None, help="default 127.0.0.1 (TURNGRAPH_HOST)")
     p.add_argument("--port", type=int, default=None, help="default 8765 (TURNGRAPH_PORT)")
+
+    p = add("mcp", cmd_mcp, "serve one memory as MCP tools over stdio")
+    p.add_argument(
+        "--tier",
+        default="read_write",
+        choices=["read", "read_write", "full"],
+        help="what the tools may do (default read_write: additive only)",
+    )
 
     action = actions(add("keys", cmd_keys, "create, list or revoke API keys"))
     a = action("create", "create a key for a principal (created if new); prints it once")

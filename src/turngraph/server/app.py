@@ -18,6 +18,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import turngraph
@@ -36,6 +37,10 @@ def create_app(settings: ServerSettings | None = None, *, db: Database | None = 
 
     settings = settings or ServerSettings()
 
+    from turngraph.mcp_server import Gateway
+
+    gateway = Gateway(lambda: app.state.db)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = db is None
@@ -43,7 +48,8 @@ def create_app(settings: ServerSettings | None = None, *, db: Database | None = 
         app.state.settings = settings
         await asyncio.to_thread(_warm, app.state.db)
         try:
-            yield
+            async with gateway.session():
+                yield
         finally:
             if owned:
                 app.state.db.close()
@@ -57,6 +63,8 @@ def create_app(settings: ServerSettings | None = None, *, db: Database | None = 
     app.include_router(memory_api.router)
     app.include_router(graph_api.router)
     app.include_router(admin_api.router)
+    # MCP over streamable HTTP, with the same keys and tiers (not in the OpenAPI document).
+    app.router.routes.append(Route("/mcp", gateway, methods=["GET", "POST", "DELETE"]))
     _errors(app)
     app.add_middleware(TimeoutMiddleware, seconds=settings.request_timeout_seconds)
     app.add_middleware(BodyLimitMiddleware, limit=settings.max_body_bytes)

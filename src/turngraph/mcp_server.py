@@ -1,0 +1,503 @@
+"""A turngraph memory as MCP tools (the official MCP SDK, version 2; the only module that
+imports it).
+
+``build_server(memory, tier)`` registers the tools a connection at ``tier`` may use: tools
+above the tier are not listed, and calling one anyway is refused like any unknown tool.
+Inputs are typed, results are the core's models (structured output), every result stays
+under ``MAX_RESULT_CHARS`` of JSON and says when it cut something, and errors are tool errors
+carrying the same messages as the HTTP API.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from contextvars import ContextVar
+from typing import Annotated, Any, Literal, TypeVar
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, InputRequiredResult, TextContent
+from mcp.types import Tool as MCPTool
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.types import Receive, Scope, Send
+
+from turngraph.access import Tier, tier_allows
+from turngraph.database import Database
+from turngraph.errors import TurngraphError
+from turngraph.memory import Memory
+from turngraph.models import (
+    AppendixFile,
+    DeleteResult,
+    Entity,
+    MergeProposal,
+    MergeResult,
+    Observation,
+    RecallResult,
+    RememberResult,
+    State,
+    TurnPage,
+    WriteResult,
+)
+
+MAX_RESULT_CHARS = 80_000  # a tool result's JSON stays under this (about 80 KB)
+FILE_CHUNK = 60_000  # bytes of a file returned by one read_file call
+T = TypeVar("T")
+
+INSTRUCTIONS = """\
+This server is a turngraph memory: what the agent and its users said and learned, as turns,
+observations, and a graph of entities and relationships derived from them. Recall never
+calls a language model; you do the synthesis.
+
+Each turn: recall with the user's message (or the names in it) before you answer, then
+remember both the user's message and your reply (role "user", then "assistant", same
+session_id). When you write observations, reuse the entity names the neighborhoods in
+write results show, give every entity a description, and add relationships: they are what
+makes a recall return more than the note you already had. Results are bounded: when a recall
+says it was truncated, narrow it with filters (category, tags, since/until, session_id,
+entity) rather than asking for more, and fetch a snippet's full text with get_observation.
+"""
+
+
+class Listed(BaseModel):
+    """A list result, cut to stay under the size limit when it has to be."""
+
+    items: list[Any]
+    truncated: bool = False
+    note: str | None = None
+
+
+class FileChunk(BaseModel):
+    file: AppendixFile
+    offset: int
+    text: str | None = None  # UTF-8 files
+    base64: str | None = None  # anything else
+    truncated: bool = False
+    note: str | None = None
+
+
+def _fits(value: BaseModel) -> bool:
+    return len(value.model_dump_json()) <= MAX_RESULT_CHARS
+
+
+def _listed(items: list[Any], what: str) -> Listed:
+    out = Listed(items=items)
+    while not _fits(out) and out.items:
+        out = Listed(
+            items=out.items[: len(out.items) // 2],
+            truncated=True,
+            note=f"{what}: showing {len(out.items) // 2} of {len(items)} to stay under "
+            f"{MAX_RESULT_CHARS} characters; narrow the request",
+        )
+    return out
+
+
+def _bounded_recall(rc: RecallResult) -> RecallResult:
+    """Recall is bounded by its ceilings; this only guards the tool-size limit."""
+    while not _fits(rc) and (rc.hits or rc.snippets):
+        rc = rc.model_copy(
+            update={
+                "hits": rc.hits[: max(len(rc.hits) // 2, 0)],
+                "snippets": rc.snippets[: max(len(rc.snippets) // 2, 0)],
+                "truncated": [*rc.truncated, "tool result size: hits and snippets halved"],
+            }
+        )
+    return rc
+
+
+def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run a core call; its errors become tool errors with the same message."""
+    try:
+        return fn(*args, **kwargs)
+    except TurngraphError as exc:
+        raise _CoreError(exc.message) from None
+
+
+Str = Annotated[str, Field(min_length=1)]
+EntityIn = dict[str, Any]
+RelationshipIn = dict[str, Any]
+
+
+# The memory and tier of the current HTTP request (set by the gateway); a stdio or
+# in-process server uses the ones it was built with.
+_REQUEST: ContextVar[tuple[Memory, Tier] | None] = ContextVar("turngraph_mcp", default=None)
+
+
+class _CoreError(ToolError):
+    """A core error, carried to the client with its message unchanged."""
+
+
+class MemoryServer(MCPServer):
+    """An MCP server over one memory at one tier (or, behind the HTTP gateway, the memory
+    and tier of the key that made the request)."""
+
+    def __init__(self, memory: Memory | None, tier: Tier | None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._bound = (memory, tier)
+        self.needs: dict[str, Tier] = {}
+
+    def bound(self) -> tuple[Memory, Tier]:
+        current = _REQUEST.get()
+        if current is not None:
+            return current
+        memory, tier = self._bound
+        if memory is None or tier is None:
+            raise ToolError("no memory is bound to this connection")
+        return memory, tier
+
+    async def list_tools(self) -> list[MCPTool]:
+        _, tier = self.bound()
+        return [t for t in await super().list_tools() if tier_allows(tier, self.needs[t.name])]
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        _, tier = self.bound()
+        needed = self.needs.get(name)
+        if needed is not None and not tier_allows(tier, needed):
+            return _error(
+                f"tool {name!r} needs the {needed!r} tier; this connection holds {tier!r}"
+            )
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, _CoreError):
+                return _error(str(cause))
+            raise
+
+
+def _error(message: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+
+def build_server(
+    memory: Memory | None = None, tier: Tier | None = None, *, name: str = "turngraph"
+) -> MemoryServer:
+    """An MCP server exposing ``memory`` with the tools ``tier`` allows (without them, the
+    HTTP gateway supplies both per request)."""
+    server = MemoryServer(memory, tier, name=name, instructions=INSTRUCTIONS)
+
+    def tool(needed: Tier, description: str) -> Callable[[Callable[..., Any]], Any]:
+        def register(fn: Callable[..., Any]) -> Any:
+            server.needs[fn.__name__] = needed
+            server.tool(description=description, structured_output=True)(fn)
+            return fn
+
+        return register
+
+    def mem() -> Memory:
+        return server.bound()[0]
+
+    @tool(
+        "read",
+        "Recall what the memory knows. With a query: entities first (reuse their exact names "
+        "later), the relationships among them, ranked passages (turns, notes, facts) and one "
+        "short snippet per source. Without a query: structural recall by the filters. If "
+        "'truncated' is not empty, narrow with category, tags, since/until, session_id or "
+        "entity instead of raising k; fetch a snippet's full text with get_observation.",
+    )
+    def recall(
+        query: str | None = None,
+        k: Annotated[int, Field(ge=1, le=50)] = 10,
+        mode: Literal["hybrid", "lexical", "dense", "graph"] = "hybrid",
+        session_id: str | None = None,
+        category: str | None = None,
+        tags: list[str] | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        entity: str | None = None,
+        as_of: str | None = None,
+        labels: list[str] | None = None,
+    ) -> RecallResult:
+        return _bounded_recall(
+            _call(
+                lambda: mem().recall(
+                    query,
+                    k=k,
+                    mode=mode,
+                    session_id=session_id,
+                    category=category,
+                    tags=tags,
+                    since=since,
+                    until=until,
+                    entity=entity,
+                    as_of=as_of,
+                    labels=labels,
+                )
+            )
+        )
+
+    @tool(
+        "read_write",
+        "Remember one message of a conversation as a turn (role user, assistant, system or "
+        "tool; the exact text is kept). Store both halves of every turn in the same "
+        "session_id. Returns what it taught the memory: entities, attributes (with "
+        "corrections when a value changed), relations, actions, instructions, uncertainties.",
+    )
+    def remember(
+        text: Str,
+        session_id: str | None = None,
+        role: Literal["user", "assistant", "system", "tool"] = "user",
+        speaker: str | None = None,
+        labels: list[str] | None = None,
+    ) -> RememberResult:
+        return _call(
+            lambda: mem().remember(
+                text, session_id=session_id, role=role, speaker=speaker, labels=labels or ()
+            )
+        )
+
+    @tool("read", "The full text of an observation (or turn) by its slug, as recall cites it.")
+    def get_observation(slug: Str) -> Observation:
+        return _call(lambda: mem().get_observation(slug))
+
+    @tool(
+        "read_write",
+        "Write an observation (title, content up to about 2,000 characters) with the entities "
+        "it names (name, type, and always a description: it is how they are found) and "
+        "relationships {source, type, target}. Reuse names from earlier results: the same "
+        "name merges into the existing entity. The result shows each entity's neighborhood.",
+    )
+    def add_observation(
+        title: Str,
+        content: Str,
+        category: str | None = None,
+        tags: list[str] | None = None,
+        entities: list[EntityIn] | None = None,
+        relationships: list[RelationshipIn] | None = None,
+        observed_at: str | None = None,
+        source: str | None = None,
+    ) -> WriteResult:
+        return _call(
+            lambda: mem().add_observation(
+                title=title,
+                content=content,
+                category=category,
+                tags=tags,
+                entities=entities,
+                relationships=relationships,
+                observed_at=observed_at,
+                source=source,
+            )
+        )
+
+    @tool(
+        "full",
+        "Edit an observation by slug. Entity and relationship lists merge with what it has; "
+        "remove explicitly with remove_entities / remove_relationships. A changed entity "
+        "description returns review hints listing edges you may want to refresh.",
+    )
+    def update_observation(
+        slug: Str,
+        title: str | None = None,
+        content: str | None = None,
+        category: str | None = None,
+        tags: list[str] | None = None,
+        entities: list[EntityIn] | None = None,
+        relationships: list[RelationshipIn] | None = None,
+        remove_entities: list[str] | None = None,
+        remove_relationships: list[RelationshipIn] | None = None,
+    ) -> WriteResult:
+        return _call(
+            lambda: mem().update_observation(
+                slug,
+                title=title,
+                content=content,
+                category=category,
+                tags=tags,
+                entities=entities,
+                relationships=relationships,
+                remove_entities=remove_entities,
+                remove_relationships=remove_relationships,
+            )
+        )
+
+    @tool(
+        "full",
+        "Delete an observation; entities and relationships only it backed are removed too.",
+    )
+    def delete_observation(slug: Str) -> DeleteResult:
+        return _call(lambda: mem().delete_observation(slug))
+
+    @tool("read", "An entity by any of its names: description, relationships, observations.")
+    def get_entity(name: Str) -> Entity:
+        return _call(lambda: mem().get_entity(name))
+
+    @tool(
+        "read",
+        "Every version of one attribute of one entity (e.g. person / Dana / job_title), "
+        "oldest first, superseded ones included, each citing the turn it came from.",
+    )
+    def entity_history(entity_type: Str, name: Str, key: Str) -> Listed:
+        return _listed(
+            [
+                v.model_dump(mode="json")
+                for v in _call(lambda: mem().entity_history(entity_type, name, key))
+            ],
+            "versions",
+        )
+
+    @tool(
+        "read",
+        "What the memory knows now (or as_of a time): entities, attributes, relations and "
+        "actions by category (identity, knowledge, context), instructions, unknowns.",
+    )
+    def state(as_of: str | None = None, limit: Annotated[int, Field(ge=1, le=500)] = 50) -> State:
+        result = _call(mem().state, as_of, limit=limit)
+        while not _fits(result) and limit > 1:
+            limit //= 2
+            result = _call(mem().state, as_of, limit=limit)
+        return result
+
+    @tool("read", "A session's turns, oldest first; page with next_cursor.")
+    def list_turns(
+        session_id: Str,
+        limit: Annotated[int, Field(ge=1, le=500)] = 50,
+        cursor: str | None = None,
+    ) -> TurnPage:
+        page = _call(mem().list_turns, session_id, limit=limit, cursor=cursor)
+        while not _fits(page) and limit > 1:
+            limit //= 2
+            page = _call(mem().list_turns, session_id, limit=limit, cursor=cursor)
+        return page
+
+    @tool("read", "Appendix files (long sources), optionally under a folder prefix.")
+    def list_files(prefix: str | None = None) -> Listed:
+        files = _call(lambda: mem().list_files(prefix))
+        return _listed([f.model_dump(mode="json") for f in files], "files")
+
+    @tool(
+        "read",
+        f"Read an appendix file by path, {FILE_CHUNK} bytes at a time from offset: text for "
+        "UTF-8 files, base64 otherwise; 'truncated' says more follows.",
+    )
+    def read_file(path: Str, offset: Annotated[int, Field(ge=0)] = 0) -> FileChunk:
+        found = _call(lambda: mem().get_file(path))
+        chunk = found.data[offset : offset + FILE_CHUNK]
+        more = offset + FILE_CHUNK < len(found.data)
+        note = f"more from offset {offset + len(chunk)}" if more else None
+        try:
+            return FileChunk(
+                file=found.file,
+                offset=offset,
+                text=chunk.decode("utf-8"),
+                truncated=more,
+                note=note,
+            )
+        except UnicodeDecodeError:
+            return FileChunk(
+                file=found.file,
+                offset=offset,
+                base64=base64.b64encode(chunk[: FILE_CHUNK * 3 // 4]).decode(),
+                truncated=more,
+                note=note,
+            )
+
+    @tool(
+        "read_write",
+        "Store text as an appendix file (for sources too long for an observation); "
+        "reference it from observations by path.",
+    )
+    def store_file(path: Str, text: str, description: Str, overwrite: bool = False) -> AppendixFile:
+        return _call(
+            lambda: mem().put_file(path, text, description=description, overwrite=overwrite)
+        )
+
+    @tool(
+        "read_write",
+        "Look for entities recorded under variant names and propose merges; nothing is "
+        "merged until a proposal is accepted.",
+    )
+    def consolidate() -> Listed:
+        proposals = _call(mem().consolidate)
+        return _listed([p.model_dump(mode="json") for p in proposals], "proposals")
+
+    @tool("read", "Merge proposals (open by default).")
+    def list_proposals(
+        status: Literal["open", "accepted", "rejected", "obsolete", "all"] = "open",
+    ) -> Listed:
+        proposals = _call(lambda: mem().list_proposals(None if status == "all" else status))
+        return _listed([p.model_dump(mode="json") for p in proposals], "proposals")
+
+    @tool("full", "Accept a merge proposal: everything moves to the canonical entity.")
+    def accept_proposal(proposal_id: int) -> MergeResult:
+        return _call(lambda: mem().accept_proposal(proposal_id))
+
+    @tool("read_write", "Reject a merge proposal for good.")
+    def reject_proposal(proposal_id: int) -> MergeProposal:
+        return _call(lambda: mem().reject_proposal(proposal_id))
+
+    @server.prompt(description="How to use this memory on every turn of a conversation.")
+    def turn_protocol() -> str:
+        return INSTRUCTIONS
+
+    return server
+
+
+__all__ = ["MAX_RESULT_CHARS", "Gateway", "MemoryServer", "build_server"]
+
+
+class Gateway:
+    """``/mcp`` on the HTTP server: streamable HTTP (stateless, JSON responses), authenticated
+    with the API's keys. The key's connection decides the memory (the ``X-Turngraph-Memory``
+    header or ``?memory=`` picks one when the principal has several) and the tier."""
+
+    def __init__(self, database: Callable[[], Database]) -> None:
+        self.database = database
+        self.server = build_server()
+        self.app = self.server.streamable_http_app(
+            streamable_http_path="/mcp", stateless_http=True, json_response=True
+        )
+
+    def session(self) -> AbstractAsyncContextManager[None]:
+        """Run for the server's lifetime (the transport's task group)."""
+        return self.server.session_manager.run()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        bound = await run_in_threadpool(self._bind, request)
+        if isinstance(bound, JSONResponse):
+            await bound(scope, receive, send)
+            return
+        token = _REQUEST.set(bound)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            _REQUEST.reset(token)
+
+    def _bind(self, request: Request) -> tuple[Memory, Tier] | JSONResponse:
+        db = self.database()
+        header = request.headers.get("authorization", "")
+        scheme, _, key = header.partition(" ")
+        caller = db.access.authenticate(key.strip() if scheme.lower() == "bearer" else None)
+        if caller is None:
+            return JSONResponse({"message": "a valid API key is required"}, status_code=401)
+        name = request.headers.get("x-turngraph-memory") or request.query_params.get("memory")
+        if name is None:
+            reachable = [g.memory for g in db.access.list_grants(caller.principal.id)]
+            if len(reachable) != 1:
+                return JSONResponse(
+                    {
+                        "message": "say which memory: this key reaches "
+                        f"{len(reachable)} (send X-Turngraph-Memory)"
+                    },
+                    status_code=400,
+                )
+            name = reachable[0]
+        row = db.store.get_memory(name)
+        if row is None:
+            return JSONResponse({"message": f"no memory named {name!r}"}, status_code=404)
+        tier = caller.tier_on(db.store, row)
+        if tier is None:
+            return JSONResponse(
+                {"message": f"this key has no connection to memory {name!r}"}, status_code=403
+            )
+        return db.memory(name), tier
