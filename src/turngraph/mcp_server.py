@@ -163,12 +163,21 @@ class MemoryServer(MCPServer):
                 f"tool {name!r} needs the {needed!r} tier; this connection holds {tier!r}"
             )
         try:
-            return await super().call_tool(name, arguments, context)
+            result = await super().call_tool(name, arguments, context)
         except ToolError as exc:
             cause = exc.__cause__
             if isinstance(cause, _CoreError):
                 return _error(str(cause))
             raise
+        # Lists and recall cut themselves to fit; anything else that still does not fit
+        # (an observation near the hard content cap, say) is refused rather than sent.
+        size = sum(len(c.text) for c in getattr(result, "content", []) if hasattr(c, "text"))
+        if size > MAX_RESULT_CHARS:
+            return _error(
+                f"the result of {name!r} has {size} characters, over the limit of "
+                f"{MAX_RESULT_CHARS}; narrow the request"
+            )
+        return result
 
 
 def _error(message: str) -> CallToolResult:

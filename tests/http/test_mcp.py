@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
@@ -232,3 +233,28 @@ def test_streamable_http_with_keys_and_tiers(server: Running) -> None:
         )
         assert r.status_code == 400  # the admin reaches every memory: it must say which
         assert "X-Turngraph-Memory" in r.json()["message"]
+
+
+def test_a_result_over_the_limit_is_refused_or_cut(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import turngraph.mcp_server as module
+
+    monkeypatch.setattr(module, "MAX_RESULT_CHARS", 1500)
+
+    async def run() -> None:
+        with turngraph.open(tmp_path / "m.db") as db:
+            mem = db.create_memory("m")
+            slug = mem.add_observation(title="Long", content="y" * 1800).observation.slug
+            for i in range(30):
+                mem.put_file(f"f/{i:02}.txt", "x", description=f"file number {i}")
+            async with Client(build_server(mem, "read")) as c:
+                message = await refused(c, "get_observation", slug=slug)
+                assert message.startswith("the result of 'get_observation' has ")
+                assert "over the limit of 1500" in message
+                listed = await call(c, "list_files")
+                assert listed["truncated"] is True
+                assert 0 < len(listed["items"]) < 30
+                assert "narrow the request" in listed["note"]
+
+    asyncio.run(run())
