@@ -266,14 +266,19 @@ def test_a_duplicate_in_flight_is_409(server: Running, ctx: str) -> None:
             httpx.post(url, json={"text": "slow"}, headers=headers, timeout=20).status_code
         )
 
+    def claimed() -> bool:
+        conn = server.db.store._conn()  # type: ignore[attr-defined]
+        row = conn.execute("SELECT state FROM http_idempotency WHERE key = 'slow'").fetchone()
+        return row is not None and row[0] == "pending"
+
     t = threading.Thread(target=first)
     t.start()
     try:
-        for _ in range(100):  # wait until the first request has claimed the key
-            second = httpx.post(url, json={"text": "slow"}, headers=headers, timeout=20)
-            if second.status_code == 409:
+        for _ in range(200):  # until the first request has claimed the key and waits
+            if claimed():
                 break
-            threading.Event().wait(0.05)
+            threading.Event().wait(0.02)
+        second = httpx.post(url, json={"text": "slow"}, headers=headers, timeout=20)
         assert second.status_code == 409
         assert "in flight" in second.json()["message"]
     finally:
