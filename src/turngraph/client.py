@@ -220,8 +220,13 @@ class _Calls:
             headers=_idem(key),
         )
 
-    def create_session(self, metadata: Any) -> _Call[Session]:
-        return _Call("POST", f"{self.base}/sessions", _model(Session), json={"metadata": metadata})
+    def create_session(self, metadata: Any, session_id: str | None) -> _Call[Session]:
+        return _Call(
+            "POST",
+            f"{self.base}/sessions",
+            _model(Session),
+            json=_clean({"metadata": metadata, "session_id": session_id}) or {"metadata": None},
+        )
 
     def get_session(self, session_id: str) -> _Call[Session]:
         return _Call("GET", f"{self.base}/sessions/{_seg(session_id)}", _model(Session))
@@ -379,8 +384,8 @@ class RemoteMemory(_Remote):
     def remember_many(self, messages: Sequence[Mapping[str, Any]], **fields: Any) -> BatchResult:
         return self._run(self._c.remember_many(messages, fields))
 
-    def create_session(self, metadata: Any = None) -> Session:
-        return self._run(self._c.create_session(metadata))
+    def create_session(self, metadata: Any = None, *, session_id: str | None = None) -> Session:
+        return self._run(self._c.create_session(metadata, session_id))
 
     def get_session(self, session_id: str) -> Session:
         return self._run(self._c.get_session(session_id))
@@ -486,8 +491,10 @@ class AsyncRemoteMemory(_Remote):
     ) -> BatchResult:
         return await self._run(self._c.remember_many(messages, fields))
 
-    async def create_session(self, metadata: Any = None) -> Session:
-        return await self._run(self._c.create_session(metadata))
+    async def create_session(
+        self, metadata: Any = None, *, session_id: str | None = None
+    ) -> Session:
+        return await self._run(self._c.create_session(metadata, session_id))
 
     async def get_session(self, session_id: str) -> Session:
         return await self._run(self._c.get_session(session_id))

@@ -23,6 +23,7 @@ from turngraph.extract.base import (
     ENTITY_TYPES,
     MULTI_VALUED,
     SINGLE_OBJECT_RELATIONS,
+    STRUCTURAL_TYPES,
     RawAttribute,
     RawEntity,
     RawExtraction,
@@ -56,6 +57,9 @@ class TurnWrite:
     seq: int
     now: datetime
     category: str | None  # the caller's override for everything this turn files
+
+
+KNOWN_TYPES = ENTITY_TYPES + STRUCTURAL_TYPES
 
 
 def attribute_key(key: str) -> str:
@@ -116,7 +120,7 @@ def _apply_entities(
     existing = tx.find_entities(named)
     drafts = []
     for key, entity in named.items():
-        etype = entity.type if entity.type in ENTITY_TYPES else "other"
+        etype = entity.type if entity.type in KNOWN_TYPES else "other"
         is_new = key not in existing
         drafts.append(
             EntityDraft(
@@ -157,7 +161,7 @@ def _describe(entity: RawEntity, raw: RawExtraction) -> str:
     for attr in raw.attributes:
         if _same(attr.entity, entity.name) and not attr.negated:
             facts.append(f"{attr.key.replace('_', ' ')}: {attr.value}")
-    kind = entity.type if entity.type in ENTITY_TYPES else "other"
+    kind = entity.type if entity.type in KNOWN_TYPES else "other"
     head = f"{entity.name} ({kind})"
     return f"{head}: {'; '.join(facts[:4])}" if facts else f"{head}, mentioned in conversation"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -58,6 +59,9 @@ def to_turn(row: TurnRow) -> Turn:
     )
 
 
+SESSION_ID_RE = re.compile(r"^session:[A-Za-z0-9][A-Za-z0-9._:-]{0,190}$")
+
+
 class SessionOps:
     """The session operations of a :class:`~turngraph.Memory`."""
 
@@ -72,13 +76,26 @@ class SessionOps:
             self, tx: WriteTx, row: ObservationRow, now: datetime
         ) -> DeleteResult: ...
 
-    def create_session(self, metadata: Any = None) -> Session:
+    def create_session(self, metadata: Any = None, *, session_id: str | None = None) -> Session:
         """A new, empty session. ``metadata`` is any JSON value; ``{"user": NAME}`` names
-        the person the first person refers to in user turns."""
+        the person the first person refers to in user turns. With ``session_id`` (of the form
+        ``session:<key>``) the session gets that id, or, if it exists, is returned as it is:
+        a caller can derive one id per conversation and need no lookup table."""
         blob = self._metadata(metadata)
         now = datetime.now(UTC)
+        if session_id is not None:
+            session_id = required_text(session_id, field="session_id", limit=200)
+            if not SESSION_ID_RE.match(session_id):
+                raise ValidationError(
+                    "session_id must look like session:<key> (letters, digits, '.', '_', "
+                    "':', '-'; at most 200 characters)",
+                    field="session_id",
+                )
         with self._store.write(self._id) as tx:
-            session_id = new_id("session")
+            if session_id is None:
+                session_id = new_id("session")
+            elif tx.get_session(session_id) is not None:
+                return to_session(session_row(tx, session_id))
             tx.insert_session(session_id, metadata=blob, now=now)
             return to_session(session_row(tx, session_id))
 

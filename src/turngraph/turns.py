@@ -23,7 +23,7 @@ from turngraph.extract.base import (
     RawExtraction,
     TurnContext,
 )
-from turngraph.extract.triples import triples_extraction
+from turngraph.extract.triples import merge, triples_extraction
 from turngraph.ids import new_id
 from turngraph.models import (
     BatchResult,
@@ -119,13 +119,17 @@ class TurnOps(SessionOps):
         memory_category: str | None = None,
         labels: Sequence[str] = (),
         triples: Sequence[Mapping[str, Any]] | None = None,
+        links: Sequence[Mapping[str, Any]] | None = None,
         idempotency_key: str | None = None,
     ) -> RememberResult:
         """Record one message as a turn and return what it taught the memory.
 
         ``infer``: ``full`` extracts from the text; ``triples`` takes caller-supplied facts and
         reads no text; ``preview`` extracts and reconciles but persists nothing; ``none``
-        stores the turn only. Without ``session_id`` a session is created. The first person
+        stores the turn only. ``links`` (triples with a ``target``; entities may carry a
+        ``description``) are written with the turn in any mode, beside what it extracts:
+        the structure a caller knows, such as the conversation a message belongs to.
+        Without ``session_id`` a session is created. The first person
         is ``speaker``, else the session's user, else an entity named ``user``. Raises
         NotFoundError for an unknown session, ValidationError for bad input, and
         ExtractionError when the extractor fails (the turn is then stored, marked
@@ -143,6 +147,7 @@ class TurnOps(SessionOps):
         category = self._category(memory_category)
         tags = _labels(labels)
         raw_triples = triples_extraction(triples) if mode == "triples" else None
+        raw_links = triples_extraction(links) if links else None
         if raw_triples is not None and message["content"] is None:
             message["content"] = "; ".join(
                 f"{a.entity} {a.key} {a.value}" for a in raw_triples.attributes
@@ -157,12 +162,15 @@ class TurnOps(SessionOps):
                 "labels": tags,
                 "session": session_id,
                 "triples": raw_triples,
+                "links": raw_links,
             },
         )
         stored = self._stored(key, "remember", fp)
         if stored is None:
             speaker_name = self._speaker(session_id, message)
             raw, failure = self._extract(mode, message, speaker_name, raw_triples)
+            if failure is None:
+                raw = merge(raw, raw_links)
             try:
                 result = self._write_turns(
                     session_id,

@@ -13,6 +13,8 @@ from typing import Protocol
 
 # The fixed set of entity types; anything else is stored as "other".
 ENTITY_TYPES = ("person", "organization", "place", "product", "date", "event", "animal", "other")
+# Types the agent kit's turn protocol writes through links; never offered to extractors.
+STRUCTURAL_TYPES = ("conversation", "conversation_message")
 
 # Attribute keys that hold one value at a time: a new value supersedes the old one.
 SINGLE_VALUED = frozenset(

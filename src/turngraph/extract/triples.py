@@ -19,11 +19,12 @@ def triples_extraction(triples: object) -> RawExtraction:
     entities: list[RawEntity] = []
     attributes: list[RawAttribute] = []
     relations: list[RawRelation] = []
+    descriptions: dict[str, str] = {}
     for i, triple in enumerate(triples):
         f = f"triples[{i}]"
         if not isinstance(triple, Mapping):
             raise ValidationError(f"{f} must be an object", field=f)
-        subject = _triple_entity(triple.get("entity"), f"{f}.entity")
+        subject = _triple_entity(triple.get("entity"), f"{f}.entity", descriptions)
         key = required_text(triple.get("key"), field=f"{f}.key", limit=100)
         category = triple.get("memory_category")
         if category is not None and categories.check(category) is None:
@@ -40,7 +41,7 @@ def triples_extraction(triples: object) -> RawExtraction:
             )
             attributes.append(RawAttribute(subject.name, key, value, category=category))
         elif triple.get("target") is not None:
-            target = _triple_entity(triple["target"], f"{f}.target")
+            target = _triple_entity(triple["target"], f"{f}.target", descriptions)
             entities.append(target)
             relations.append(RawRelation(subject.name, key, target.name, category=category))
         else:
@@ -48,13 +49,33 @@ def triples_extraction(triples: object) -> RawExtraction:
                 f"{f} needs a value (an attribute) or a target (a relation)", field=f
             )
     return RawExtraction(
-        entities=tuple(entities), attributes=tuple(attributes), relations=tuple(relations)
+        entities=tuple(entities),
+        attributes=tuple(attributes),
+        relations=tuple(relations),
+        descriptions=descriptions,
     )
 
 
-def _triple_entity(value: object, field: str) -> RawEntity:
+def merge(a: RawExtraction | None, b: RawExtraction | None) -> RawExtraction | None:
+    """Two raw extractions as one (the caller's links added to what the text yielded)."""
+    if a is None or b is None:
+        return a or b
+    return RawExtraction(
+        entities=a.entities + b.entities,
+        attributes=a.attributes + b.attributes,
+        relations=a.relations + b.relations,
+        actions=a.actions + b.actions,
+        instructions=a.instructions + b.instructions,
+        uncertainties=a.uncertainties + b.uncertainties,
+        descriptions={**a.descriptions, **b.descriptions},
+    )
+
+
+def _triple_entity(value: object, field: str, descriptions: dict[str, str]) -> RawEntity:
     if not isinstance(value, Mapping):
         raise ValidationError(f"{field} must be an object with type and name", field=field)
     name = required_text(value.get("name"), field=f"{field}.name", limit=200)
     etype = required_text(value.get("type", "other"), field=f"{field}.type", limit=64).lower()
+    if value.get("description") is not None:
+        descriptions[name] = check_text(value["description"], field=f"{field}.description")
     return RawEntity(name, etype)

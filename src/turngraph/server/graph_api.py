@@ -136,6 +136,7 @@ class TurnIn(_In):
     memory_category: Literal["identity", "knowledge", "context"] | None = None
     labels: list[str] = Field(default_factory=list, max_length=64)
     triples: list[dict[str, Any]] | None = Field(default=None, max_length=200)
+    links: list[dict[str, Any]] | None = Field(default=None, max_length=200)
 
 
 class MessageIn(_In):
@@ -155,6 +156,7 @@ class TurnsIn(_In):
 
 class SessionIn(_In):
     metadata: Any = None
+    session_id: str | None = Field(default=None, max_length=200)
 
 
 class ForgetIn(_In):
@@ -448,7 +450,8 @@ def create_session(
 ) -> Session:
     """Start a session; metadata (any JSON) is kept as given."""
     b = _m(db, caller, memory, "read_write")
-    return b.memory.create_session(None if body is None else body.metadata)
+    body = body or SessionIn()
+    return b.memory.create_session(body.metadata, session_id=body.session_id)
 
 
 @router.get("/memories/{memory}/sessions/{session_id}", response_model=Session, responses=_ok())

@@ -1,0 +1,368 @@
+"""The turn protocol: bounded retrieval, then both halves of every turn, stored idempotently.
+
+Each message is one atomic ``remember``: the exact text as a turn of the conversation's
+session, plus links, in the same write, from a ``conversation_message`` entity (named by its
+``turn_key``, described with role and sender kind) PART_OF the ``conversation`` entity and
+REFERS_TO the entities the message names (retrieved for a user message; for a reply, those
+it cites: by default the retrieved entities its text mentions). The idempotency key is
+``conversation-{conversation_id}-{turn_id}-{role}``: a replay collapses onto the stored turn,
+the same key with other content is a conflict, and a ``turn_key`` stored under one role is
+refused for the other.
+
+It needs only a few calls of a memory (:class:`MemoryCalls`), so it runs against an
+embedded :class:`turngraph.Memory` and a remote one (``turngraph.Client(...).memory(name)``)
+alike. It never calls a language model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import re
+import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel
+
+from turngraph.agent.identifiers import DEFAULT_LIMIT, extract_identifiers
+from turngraph.errors import ConflictError, NotFoundError, TurngraphError, ValidationError
+from turngraph.models import Entity, RecallResult, RememberResult, Session, TurnPage
+
+log = logging.getLogger("turngraph.agent")
+Role = Literal["user", "assistant"]
+STRUCTURAL = ("conversation", "conversation_message")
+_KEY_PART = re.compile(r"[^A-Za-z0-9._-]")
+
+
+class MemoryCalls(Protocol):
+    """What the kit needs of a memory (an embedded Memory and a RemoteMemory both fit)."""
+
+    def get_entity(self, name: str) -> Entity: ...
+    def recall(self, query: str | None = None, **options: Any) -> RecallResult: ...
+    def remember(self, text: str | None = None, **fields: Any) -> RememberResult: ...
+    def create_session(self, metadata: Any = None, *, session_id: str | None = None) -> Session: ...
+    def list_turns(
+        self, session_id: str, *, limit: int = 100, cursor: str | None = None, offset: int = 0
+    ) -> TurnPage: ...
+
+
+class RetrievedEntity(BaseModel):
+    name: str
+    type: str
+    description: str
+    matched: str  # the identifier in the message that found it
+
+
+class StoredMessage(BaseModel):
+    """One stored half of a turn, as the memory holds it."""
+
+    turn_id: str  # the protocol's turn id
+    turn_key: str
+    role: Role
+    content: str
+    stored_turn_id: str  # the memory's id of the stored turn (turn:...)
+    session_id: str
+    refers_to: list[str]
+    replayed: bool = False
+
+
+class OpenedTurn(BaseModel):
+    turn_id: str
+    retrieved: list[RetrievedEntity]
+    user: StoredMessage
+
+
+class TurnResult(BaseModel):
+    """What :func:`with_memory` returns: the reply and both stored messages."""
+
+    reply: str
+    retrieved: list[RetrievedEntity]
+    user: StoredMessage
+    assistant: StoredMessage
+
+
+@dataclass
+class TurnContext:
+    """Handed to the agent function: what memory retrieved for this turn."""
+
+    conversation_id: str
+    turn_id: str
+    retrieved: list[RetrievedEntity] = field(default_factory=list)
+
+
+def _part(value: str) -> str:
+    return _KEY_PART.sub(lambda m: f"%{ord(m.group(0)):02X}", value)
+
+
+class TurnMemory:
+    """The turn protocol for one conversation. Async methods, with sync twins
+    (``open_turn_sync``, ...)."""
+
+    def __init__(
+        self,
+        memory: MemoryCalls,
+        *,
+        conversation_id: str,
+        platform: str = "python",
+        max_entities: int = DEFAULT_LIMIT,
+        sender_kind: str = "human",
+    ) -> None:
+        if not isinstance(conversation_id, str) or not conversation_id.strip():
+            raise ValidationError(
+                "conversation_id must be a non-empty string", field="conversation_id"
+            )
+        self.memory = memory
+        self.conversation_id = conversation_id
+        self.platform = platform
+        self.max_entities = max_entities
+        self.sender_kind = sender_kind
+        self.conversation = f"conversation {platform}:{conversation_id}"
+        self.session_id = f"session:conv-{_part(platform)}-{_part(conversation_id)}"[:200]
+        self._session_ready = False
+        self._open: set[str] = set()
+
+    # -- ids ---------------------------------------------------------------------------------
+
+    @staticmethod
+    def new_turn_id(message_id: str | None = None) -> str:
+        """A turn id unique across processes and restarts: derived from the platform's
+        message id when there is one, else random."""
+        return f"m-{message_id}" if message_id else uuid.uuid4().hex
+
+    def turn_key(self, turn_id: str, role: Role) -> str:
+        base = f"{self.conversation_id}:{turn_id}"
+        return base if role == "user" else f"{base}:assistant"
+
+    def idempotency_key(self, turn_id: str, role: Role) -> str:
+        return f"conversation-{self.conversation_id}-{turn_id}-{role}"
+
+    # -- the protocol ----------------------------------------------------------------------
+
+    async def open_turn(
+        self, turn_id: str | None = None, *, user_message: str, message_id: str | None = None
+    ) -> OpenedTurn:
+        """Bounded retrieval of what the message names, then the user message stored."""
+        return await asyncio.to_thread(
+            self.open_turn_sync, turn_id, user_message=user_message, message_id=message_id
+        )
+
+    async def close_turn(
+        self,
+        turn_id: str,
+        *,
+        assistant_message: str,
+        refers_to: Sequence[str] | None = None,
+        retrieved: Sequence[RetrievedEntity] | None = None,
+    ) -> StoredMessage:
+        """Store the reply. ``refers_to`` names what it cites; by default, the retrieved
+        entities its text mentions."""
+        return await asyncio.to_thread(
+            self.close_turn_sync,
+            turn_id,
+            assistant_message=assistant_message,
+            refers_to=refers_to,
+            retrieved=retrieved,
+        )
+
+    def open_turn_sync(
+        self, turn_id: str | None = None, *, user_message: str, message_id: str | None = None
+    ) -> OpenedTurn:
+        if self._open:
+            log.warning(
+                "conversation %s: turn(s) %s opened and not closed",
+                self.conversation_id,
+                ", ".join(sorted(self._open)),
+            )
+        tid = turn_id or self.new_turn_id(message_id)
+        retrieved = self.retrieve(user_message)
+        user = self.store_message(tid, "user", user_message, refers_to=[e.name for e in retrieved])
+        self._open.add(tid)
+        return OpenedTurn(turn_id=tid, retrieved=retrieved, user=user)
+
+    def close_turn_sync(
+        self,
+        turn_id: str,
+        *,
+        assistant_message: str,
+        refers_to: Sequence[str] | None = None,
+        retrieved: Sequence[RetrievedEntity] | None = None,
+    ) -> StoredMessage:
+        if refers_to is None:
+            text = assistant_message.casefold()
+            refers_to = [e.name for e in retrieved or () if e.name.casefold() in text]
+        stored = self.store_message(turn_id, "assistant", assistant_message, refers_to=refers_to)
+        self._open.discard(turn_id)
+        return stored
+
+    def retrieve(self, message: str) -> list[RetrievedEntity]:
+        """Look up the identifiers the message names (at most ``max_entities``); a failed
+        look-up is logged and skipped, never fatal."""
+        found: dict[str, RetrievedEntity] = {}
+        for ident in extract_identifiers(message, limit=self.max_entities):
+            try:
+                entity = self._lookup(ident)
+            except TurngraphError as exc:
+                log.warning("retrieval of %r failed: %s", ident, exc)
+                continue
+            if entity is not None and entity.name not in found:
+                found[entity.name] = RetrievedEntity(
+                    name=entity.name,
+                    type=entity.type,
+                    description=entity.description,
+                    matched=ident,
+                )
+        return list(found.values())
+
+    def _lookup(self, ident: str) -> Entity | None:
+        """The entity an identifier names: by exact name or alias, then by a phrase without
+        its leading words ("Compare Project Falcon" -> "Project Falcon"), then as the best
+        lexical entity match that contains it."""
+        words = ident.split()
+        for start in range(len(words)):
+            try:
+                entity = self.memory.get_entity(" ".join(words[start:]))
+            except NotFoundError:
+                continue
+            return None if entity.type in STRUCTURAL else entity
+        hits = self.memory.recall(ident, k=1, mode="lexical", max_entities=1).entities
+        if not hits or ident.casefold() not in hits[0].name.casefold():
+            return None
+        entity = self.memory.get_entity(hits[0].name)
+        return None if entity.type in STRUCTURAL else entity
+
+    def store_message(
+        self, turn_id: str, role: Role, content: str, *, refers_to: Sequence[str] = ()
+    ) -> StoredMessage:
+        """One message in one atomic write (see the module docstring)."""
+        if role not in ("user", "assistant"):
+            raise ValidationError("role must be user or assistant", field="role")
+        key = self.turn_key(turn_id, role)
+        self._check_role(key, role)
+        session = self._session()
+        kind = self.sender_kind if role == "user" else "agent"
+        message = {
+            "type": "conversation_message",
+            "name": key,
+            "description": f"{role} message ({kind}) in {self.conversation}",
+        }
+        links: list[Mapping[str, Any]] = [
+            {
+                "entity": message,
+                "key": "part_of",
+                "target": {
+                    "type": "conversation",
+                    "name": self.conversation,
+                    "description": f"{self.platform} conversation {self.conversation_id}",
+                },
+            }
+        ]
+        names = list(dict.fromkeys(refers_to))
+        for name in names:
+            try:
+                target = self.memory.get_entity(name)
+            except NotFoundError:
+                continue
+            links.append(
+                {
+                    "entity": message,
+                    "key": "refers_to",
+                    "target": {"type": target.type, "name": target.name},
+                }
+            )
+        result = self.memory.remember(
+            content,
+            session_id=session,
+            role=role,
+            labels=[f"turn_id={turn_id}", f"turn_key={key}", f"role={role}"],
+            links=links,
+            idempotency_key=self.idempotency_key(turn_id, role),
+        )
+        return StoredMessage(
+            turn_id=turn_id,
+            turn_key=key,
+            role=role,
+            content=content,
+            stored_turn_id=result.turn_id,
+            session_id=result.session_id,
+            refers_to=[link["target"]["name"] for link in links[1:]],
+            replayed=result.replayed,
+        )
+
+    def _check_role(self, key: str, role: Role) -> None:
+        try:
+            existing = self.memory.get_entity(key)
+        except NotFoundError:
+            return
+        stored = existing.description.split(" ", 1)[0]
+        if existing.type == "conversation_message" and stored != role:
+            raise ConflictError(
+                f"turn_key {key!r} is stored with role {stored!r}; it cannot hold a {role!r} "
+                "message",
+                turn_key=key,
+            )
+
+    def _session(self) -> str:
+        if not self._session_ready:
+            self.memory.create_session(
+                {"conversation_id": self.conversation_id, "platform": self.platform},
+                session_id=self.session_id,
+            )
+            self._session_ready = True
+        return self.session_id
+
+    def open_turns(self) -> list[str]:
+        """Turn ids of this conversation with a stored user message and no reply."""
+        users: dict[str, None] = {}
+        replied: set[str] = set()
+        cursor: str | None = None
+        while True:
+            page = self.memory.list_turns(self._session(), limit=500, cursor=cursor)
+            for turn in page.turns:
+                labels = dict(label.split("=", 1) for label in turn.labels if "=" in label)
+                tid = labels.get("turn_id")
+                if tid is None:
+                    continue
+                if labels.get("role") == "assistant":
+                    replied.add(tid)
+                else:
+                    users.setdefault(tid)
+            if not page.has_more or page.next_cursor is None:
+                break
+            cursor = page.next_cursor
+        return [tid for tid in users if tid not in replied]
+
+
+AgentFn = Callable[[str, TurnContext], "str | Awaitable[str]"]
+
+
+async def with_memory(
+    agent_fn: AgentFn,
+    user_message: str,
+    *,
+    memory: MemoryCalls,
+    conversation_id: str,
+    platform: str = "python",
+    turn_id: str | None = None,
+    message_id: str | None = None,
+) -> TurnResult:
+    """Run one turn of ``agent_fn`` (sync or async, ``(user_message, ctx) -> reply``) with
+    memory: retrieval first (in ``ctx.retrieved``), then the user message stored, the agent
+    run, and the reply stored. If the agent raises, the user message stays stored and the
+    turn stays open (listed by ``TurnMemory.open_turns``)."""
+    turns = TurnMemory(memory, conversation_id=conversation_id, platform=platform)
+    opened = await turns.open_turn(turn_id, user_message=user_message, message_id=message_id)
+    ctx = TurnContext(conversation_id, opened.turn_id, list(opened.retrieved))
+    reply = agent_fn(user_message, ctx)
+    if inspect.isawaitable(reply):
+        reply = await reply
+    if not isinstance(reply, str):
+        raise ValidationError("the agent function must return the reply text", field="reply")
+    assistant = await turns.close_turn(
+        opened.turn_id, assistant_message=reply, retrieved=opened.retrieved
+    )
+    return TurnResult(
+        reply=reply, retrieved=opened.retrieved, user=opened.user, assistant=assistant
+    )

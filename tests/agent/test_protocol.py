@@ -1,0 +1,180 @@
+"""The turn protocol against a real memory: each of the seven rules of turn-protocol.md."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+import pytest
+
+import turngraph
+from turngraph.agent import TurnContext, TurnMemory, extract_identifiers, with_memory
+from turngraph.errors import ConflictError, IdempotencyConflictError
+
+
+@pytest.fixture
+def mem(tmp_path: Path) -> turngraph.Memory:
+    db = turngraph.open(tmp_path / "agent.db")
+    memory = db.create_memory("agent")
+    memory.add_observation(
+        title="Falcon",
+        content="Alice Moreau leads Project Falcon at Acme Corp.",
+        entities=[
+            {"name": "Alice Moreau", "type": "person", "description": "Engineering lead"},
+            {"name": "Project Falcon", "type": "other", "description": "Billing migration"},
+            {"name": "Acme Corp", "type": "organization", "description": "A customer"},
+        ],
+    )
+    return memory
+
+
+def edges(mem: turngraph.Memory, name: str) -> set[tuple[str, str, str]]:
+    return {(r.source, r.type, r.target) for r in mem.get_entity(name).relationships}
+
+
+def test_1_retrieval_finds_what_the_message_names_and_links_it(mem: turngraph.Memory) -> None:
+    turns = TurnMemory(mem, conversation_id="c1", platform="test")
+    opened = turns.open_turn_sync("t1", user_message="How is Project Falcon going with Acme Corp?")
+    assert [e.name for e in opened.retrieved] == ["Project Falcon", "Acme Corp"]
+    assert edges(mem, "c1:t1") == {
+        ("c1:t1", "part_of", "conversation test:c1"),
+        ("c1:t1", "refers_to", "Project Falcon"),
+        ("c1:t1", "refers_to", "Acme Corp"),
+    }
+    # A partial name still finds its entity; a miss is skipped, not fatal.
+    again = turns.open_turn_sync("t2", user_message='Ask "Falcon" and "Nobody Here" about it')
+    assert [e.name for e in again.retrieved] == ["Project Falcon"]
+
+
+def test_2_default_turn_ids_survive_a_restart(mem: turngraph.Memory) -> None:
+    first = TurnMemory(mem, conversation_id="c2")
+    a = first.open_turn_sync(user_message="Hello there")
+    first.close_turn_sync(a.turn_id, assistant_message="Hi!")
+    restarted = TurnMemory(mem, conversation_id="c2")  # a new process, same conversation
+    b = restarted.open_turn_sync(user_message="Hello again, with other words")
+    assert a.turn_id != b.turn_id
+    assert not b.user.replayed
+    assert TurnMemory.new_turn_id("msg-77") == TurnMemory.new_turn_id("msg-77") == "m-msg-77"
+    contents = [t.content for t in mem.list_turns(restarted.session_id).turns]
+    assert contents == ["Hello there", "Hi!", "Hello again, with other words"]
+
+
+def test_3_message_and_its_edges_are_one_write(mem: turngraph.Memory) -> None:
+    turns = TurnMemory(mem, conversation_id="c3")
+    opened = turns.open_turn_sync("t1", user_message="Tell Alice Moreau the news")
+    turn = mem.list_turns(turns.session_id).turns[0]
+    backed = {(r.source, r.type, r.target) for r in mem.get_observation(turn.slug).relationships}
+    assert backed == edges(mem, "c3:t1")
+    assert ("c3:t1", "refers_to", "Alice Moreau") in backed
+    # Deleting the one write removes the message and both kinds of edge together.
+    mem.delete_observation(turn.slug)
+    with pytest.raises(turngraph.NotFoundError):
+        mem.get_entity(opened.user.turn_key)
+
+
+def test_4_identifiers() -> None:
+    assert extract_identifiers("What did Alice say about Project Falcon?") == [
+        "Alice",
+        "Project Falcon",
+    ]
+    text = (
+        "Hello! Email bob@acme.com about ABC-123 and #42, see https://x.io/a?b=1 cc @dana, "
+        'ticket 550e8400-e29b-41d4-a716-446655440000, ask "Big Blue" and NASA'
+    )
+    assert extract_identifiers(text, limit=20) == [
+        "bob@acme.com",
+        "ABC-123",
+        "#42",
+        "https://x.io/a?b=1",
+        "@dana",
+        "550e8400-e29b-41d4-a716-446655440000",
+        "Big Blue",
+        "NASA",
+    ]
+    assert extract_identifiers("ok") == []
+    assert extract_identifiers("What? Why? Hello. Thanks!") == []
+    assert extract_identifiers("Alice, alice and ALICE") == ["Alice"]
+    assert extract_identifiers("Is Harbor's owner Dana’s friend?") == ["Harbor", "Dana"]
+    many = ", ".join(f"Name{i}" for i in range(20))
+    assert len(extract_identifiers(many)) == 8
+
+
+def test_5_replays_collapse_and_conflicts_are_errors(mem: turngraph.Memory) -> None:
+    turns = TurnMemory(mem, conversation_id="c5")
+    first = turns.open_turn_sync("t1", user_message="ok")  # short turns are stored too
+    again = turns.open_turn_sync("t1", user_message="ok")
+    assert again.user.replayed
+    assert again.user.stored_turn_id == first.user.stored_turn_id
+    assert len(mem.list_turns(turns.session_id).turns) == 1
+    with pytest.raises(IdempotencyConflictError):
+        turns.open_turn_sync("t1", user_message="something else")
+    # A turn_key stored under one role is refused for the other (here a user turn id
+    # crafted to collide with a reply's key).
+    turns.close_turn_sync("t1", assistant_message="fine")
+    with pytest.raises(ConflictError, match="stored with role 'assistant'"):
+        turns.open_turn_sync("t1:assistant", user_message="collide")
+
+
+def test_6_results_are_typed_and_their_ids_read_back(mem: turngraph.Memory) -> None:
+    turns = TurnMemory(mem, conversation_id="c6")
+    opened = turns.open_turn_sync("t1", user_message="Where is Acme Corp based?")
+    reply = turns.close_turn_sync(
+        "t1", assistant_message="Acme Corp is in Lyon.", retrieved=opened.retrieved
+    )
+    stored = {t.id: t for t in mem.list_turns(turns.session_id).turns}
+    assert stored[opened.user.stored_turn_id].content == "Where is Acme Corp based?"
+    assert stored[reply.stored_turn_id].role == "assistant"
+    assert stored[reply.stored_turn_id].content == "Acme Corp is in Lyon."
+    assert reply.turn_key == "c6:t1:assistant"
+    assert turns.open_turns() == []
+
+
+def test_7_the_reply_refers_to_what_it_cites(mem: turngraph.Memory) -> None:
+    turns = TurnMemory(mem, conversation_id="c7")
+    opened = turns.open_turn_sync(
+        "t1", user_message="Compare Project Falcon and Acme Corp for Alice Moreau"
+    )
+    assert len(opened.retrieved) == 3
+    reply = turns.close_turn_sync(
+        "t1", assistant_message="Project Falcon is on track.", retrieved=opened.retrieved
+    )
+    assert reply.refers_to == ["Project Falcon"]
+    assert ("c7:t1:assistant", "refers_to", "Project Falcon") in edges(mem, "c7:t1:assistant")
+    assert ("c7:t1:assistant", "refers_to", "Acme Corp") not in edges(mem, "c7:t1:assistant")
+    explicit = turns.close_turn_sync("t2", assistant_message="Done.", refers_to=["Acme Corp"])
+    assert explicit.refers_to == ["Acme Corp"]
+
+
+def test_with_memory_stores_both_halves_and_reports_open_turns(
+    mem: turngraph.Memory, caplog: pytest.LogCaptureFixture
+) -> None:
+    seen: list[TurnContext] = []
+
+    async def agent(message: str, ctx: TurnContext) -> str:
+        seen.append(ctx)
+        return f"Noted about {ctx.retrieved[0].name}."
+
+    result = asyncio.run(
+        with_memory(agent, "Any news on Project Falcon?", memory=mem, conversation_id="w1")
+    )
+    assert result.reply == "Noted about Project Falcon."
+    assert [e.name for e in seen[0].retrieved] == ["Project Falcon"]
+    assert result.assistant.refers_to == ["Project Falcon"]
+    turns = TurnMemory(mem, conversation_id="w1")
+    contents = [(t.role, t.content) for t in mem.list_turns(turns.session_id).turns]
+    assert contents == [("user", "Any news on Project Falcon?"), ("assistant", result.reply)]
+
+    def broken(message: str, ctx: TurnContext) -> str:
+        raise RuntimeError("model down")
+
+    with pytest.raises(RuntimeError):
+        asyncio.run(
+            with_memory(broken, "Hello?", memory=mem, conversation_id="w1", turn_id="t-broken")
+        )
+    assert turns.open_turns() == ["t-broken"]
+    with caplog.at_level(logging.WARNING, logger="turngraph.agent"):
+        turns.open_turn_sync("x1", user_message="one")
+        turns.open_turn_sync("x2", user_message="two")
+    assert "x1" in caplog.text
+    assert "opened and not closed" in caplog.text
