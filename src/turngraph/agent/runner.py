@@ -357,6 +357,7 @@ class TurnRunner:
         deliver: Callable[[str], Any],
         acknowledge: Callable[[str], Any] | None = None,
         confirm_delivery: Callable[[Any], Any] | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> TurnRunResult:
         text = str(input).strip()
         if not text:
@@ -392,7 +393,9 @@ class TurnRunner:
             _event(logging.INFO, "turn.acknowledged", namespace=self.namespace)
             return True
 
-        answer = await _maybe(respond(RespondArgs(conversation, text, history, context, ack)))
+        answer = await _maybe(
+            respond(RespondArgs(conversation, text, history, context, ack, dict(extra or {})))
+        )
         remember: str | bool | None = None
         if isinstance(answer, dict):
             reply, remember = answer.get("reply"), answer.get("remember")
