@@ -1,0 +1,168 @@
+"""Slack: Events API envelopes in, threaded replies out, through the turn runner.
+
+``url_verification`` is answered with its challenge; ``event_callback`` message events are
+turned into turns; bot messages, edits and other subtypes are skipped. A conversation is the
+channel plus the root thread's timestamp (a top-level message is its own root), and every
+reply goes into that thread with ``chat.postMessage``, whose receipt (``ok`` and ``ts``) is
+checked. Talks to the Web API over httpx with a configurable base URL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from turngraph.agent.runner import (
+    Conversation,
+    RespondArgs,
+    TurnRunner,
+    TurnRunResult,
+    conversation_key,
+)
+from turngraph.agent.telegram import chunk_text
+
+LIMIT = 4000  # Slack's advice for one message
+
+
+class SlackAPIError(RuntimeError):
+    """The Web API refused a call; ``retry_after`` is set on rate limiting (429)."""
+
+    def __init__(self, method: str, status: int, error: str, retry_after: int | None):
+        super().__init__(f"Slack {method} failed ({status}): {error}")
+        self.status = status
+        self.error = error
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class SlackMessage:
+    channel: str
+    ts: str
+    root_ts: str
+    text: str
+    user: str | None = None
+
+
+def read_slack_event(envelope: Any) -> SlackMessage | str:
+    """The message of an Events API envelope, or why it is skipped."""
+    if not isinstance(envelope, dict) or envelope.get("type") != "event_callback":
+        return "not an event callback"
+    event = envelope.get("event")
+    if not isinstance(event, dict) or event.get("type") != "message":
+        return "not a message event"
+    if event.get("bot_id") or event.get("subtype") == "bot_message":
+        return "bot message"
+    if event.get("subtype") == "message_changed" or event.get("edited"):
+        return "edited message"
+    if event.get("subtype"):
+        return f"message subtype {event['subtype']}"
+    channel, ts = event.get("channel"), event.get("ts")
+    if not isinstance(channel, str) or not channel or not isinstance(ts, str) or not ts:
+        return "unusable Slack message"
+    text = event.get("text")
+    if not isinstance(text, str) or not text.strip():
+        return "empty message text"
+    root = event.get("thread_ts") if isinstance(event.get("thread_ts"), str) else ts
+    return SlackMessage(channel, ts, root or ts, text, event.get("user"))
+
+
+class SlackWebAPI:
+    def __init__(
+        self,
+        token: str,
+        *,
+        base_url: str = "https://slack.com/api",
+        http: httpx.AsyncClient | None = None,
+        timeout: float = 20.0,
+    ) -> None:
+        self.base = base_url.rstrip("/")
+        self.http = http or httpx.AsyncClient(
+            timeout=timeout, headers={"Authorization": f"Bearer {token}"}
+        )
+
+    async def post_message(self, channel: str, text: str, *, thread_ts: str | None) -> Any:
+        payload: dict[str, Any] = {"channel": channel, "text": text}
+        if thread_ts:
+            payload["thread_ts"] = thread_ts
+        response = await self.http.post(f"{self.base}/chat.postMessage", json=payload)
+        if response.status_code == 429:
+            retry = response.headers.get("retry-after", "")
+            raise SlackAPIError(
+                "chat.postMessage", 429, "ratelimited", int(retry) if retry.isdigit() else None
+            )
+        try:
+            body = response.json()
+        except ValueError:
+            body = {"ok": False, "error": response.text[:200]}
+        if response.status_code >= 400 or not body.get("ok"):
+            raise SlackAPIError(
+                "chat.postMessage", response.status_code, str(body.get("error", "error")), None
+            )
+        return body
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+
+@dataclass
+class SlackReceipt:
+    ok: bool
+    channel: str
+    ts: list[str] = field(default_factory=list)
+
+
+async def send_slack_text(
+    api: SlackWebAPI, channel: str, text: str, *, thread_ts: str
+) -> SlackReceipt:
+    """Post ``text`` into the thread, in pieces of at most 4,000 characters; each post must
+    come back with its ``ts``."""
+    stamps: list[str] = []
+    for chunk in chunk_text(text, LIMIT):
+        body = await api.post_message(channel, chunk, thread_ts=thread_ts)
+        ts = body.get("ts")
+        if not isinstance(ts, str) or not ts:
+            raise RuntimeError(f"Slack post to {channel} got no writeback receipt (silent drop)")
+        stamps.append(ts)
+    return SlackReceipt(True, channel, stamps)
+
+
+@dataclass
+class SlackHandled:
+    status: str  # handled | skipped | challenge
+    message: SlackMessage | None = None
+    reason: str | None = None
+    challenge: str | None = None
+    result: TurnRunResult | None = None
+
+
+class SlackTurnAdapter:
+    """Runs Slack Events API envelopes through a :class:`TurnRunner`."""
+
+    def __init__(self, runner: TurnRunner, api: SlackWebAPI) -> None:
+        self.runner = runner
+        self.api = api
+
+    async def handle(self, envelope: Any, respond: Callable[[RespondArgs], Any]) -> SlackHandled:
+        if isinstance(envelope, dict) and envelope.get("type") == "url_verification":
+            return SlackHandled("challenge", challenge=str(envelope.get("challenge", "")))
+        message = read_slack_event(envelope)
+        if isinstance(message, str):
+            return SlackHandled("skipped", reason=message)
+        conversation = Conversation("slack", conversation_key(message.channel, message.root_ts))
+
+        async def send(text: str) -> SlackReceipt:
+            return await send_slack_text(self.api, message.channel, text, thread_ts=message.root_ts)
+
+        result = await self.runner.run(
+            conversation=conversation,
+            input=message.text,
+            respond=respond,
+            deliver=send,
+            acknowledge=send,
+            confirm_delivery=lambda r: r.ok and bool(r.ts),
+            extra={"message": message},
+        )
+        return SlackHandled("handled", message, result=result)
