@@ -155,9 +155,8 @@ def test_with_memory_stores_both_halves_and_reports_open_turns(
         seen.append(ctx)
         return f"Noted about {ctx.retrieved[0].name}."
 
-    result = asyncio.run(
-        with_memory(agent, "Any news on Project Falcon?", memory=mem, conversation_id="w1")
-    )
+    turn = with_memory(agent, memory=mem, conversation_id="w1")
+    result = asyncio.run(turn("Any news on Project Falcon?"))
     assert result.reply == "Noted about Project Falcon."
     assert [e.name for e in seen[0].retrieved] == ["Project Falcon"]
     assert result.assistant.refers_to == ["Project Falcon"]
@@ -170,7 +169,7 @@ def test_with_memory_stores_both_halves_and_reports_open_turns(
 
     with pytest.raises(RuntimeError):
         asyncio.run(
-            with_memory(broken, "Hello?", memory=mem, conversation_id="w1", turn_id="t-broken")
+            with_memory(broken, memory=mem, conversation_id="w1")("Hello?", turn_id="t-broken")
         )
     assert turns.open_turns() == ["t-broken"]
     with caplog.at_level(logging.WARNING, logger="turngraph.agent"):

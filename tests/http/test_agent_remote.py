@@ -31,15 +31,13 @@ def test_a_turn_stored_embedded_replays_over_http(server: Running) -> None:
         def agent(message: str, ctx: TurnContext) -> str:
             return "Harbor ships in May."
 
-        result = asyncio.run(
-            with_memory(
-                agent,
-                "And Harbor's owner?",
-                memory=client.memory("agent-remote"),
-                conversation_id="chat-9",
-                platform="telegram",
-            )
+        turn = with_memory(
+            agent,
+            memory=client.memory("agent-remote"),
+            conversation_id="chat-9",
+            platform="telegram",
         )
+        result = asyncio.run(turn("And Harbor's owner?"))
         assert result.assistant.refers_to == ["Harbor"]
     turns = embedded.list_turns(local.session_id).turns
     assert [t.content for t in turns] == [

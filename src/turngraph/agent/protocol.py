@@ -339,31 +339,36 @@ class TurnMemory:
 AgentFn = Callable[[str, TurnContext], "str | Awaitable[str]"]
 
 
-async def with_memory(
+def with_memory(
     agent_fn: AgentFn,
-    user_message: str,
     *,
     memory: MemoryCalls,
     conversation_id: str,
     platform: str = "python",
-    turn_id: str | None = None,
-    message_id: str | None = None,
-) -> TurnResult:
-    """Run one turn of ``agent_fn`` (sync or async, ``(user_message, ctx) -> reply``) with
-    memory: retrieval first (in ``ctx.retrieved``), then the user message stored, the agent
-    run, and the reply stored. If the agent raises, the user message stays stored and the
-    turn stays open (listed by ``TurnMemory.open_turns``)."""
+) -> Callable[..., Awaitable[TurnResult]]:
+    """Wrap ``agent_fn`` (sync or async, ``(user_message, ctx) -> reply``) so that each call
+    is one turn with memory: retrieval first (in ``ctx.retrieved``), the user message
+    stored, the agent run, the reply stored. ``await turn(user_message, turn_id=None,
+    message_id=None)`` returns the reply, what was retrieved and both stored messages. If the
+    agent raises, the user message stays stored and the turn stays open (listed by
+    ``TurnMemory.open_turns``)."""
     turns = TurnMemory(memory, conversation_id=conversation_id, platform=platform)
-    opened = await turns.open_turn(turn_id, user_message=user_message, message_id=message_id)
-    ctx = TurnContext(conversation_id, opened.turn_id, list(opened.retrieved))
-    reply = agent_fn(user_message, ctx)
-    if inspect.isawaitable(reply):
-        reply = await reply
-    if not isinstance(reply, str):
-        raise ValidationError("the agent function must return the reply text", field="reply")
-    assistant = await turns.close_turn(
-        opened.turn_id, assistant_message=reply, retrieved=opened.retrieved
-    )
-    return TurnResult(
-        reply=reply, retrieved=opened.retrieved, user=opened.user, assistant=assistant
-    )
+
+    async def turn(
+        user_message: str, *, turn_id: str | None = None, message_id: str | None = None
+    ) -> TurnResult:
+        opened = await turns.open_turn(turn_id, user_message=user_message, message_id=message_id)
+        ctx = TurnContext(conversation_id, opened.turn_id, list(opened.retrieved))
+        reply = agent_fn(user_message, ctx)
+        if inspect.isawaitable(reply):
+            reply = await reply
+        if not isinstance(reply, str):
+            raise ValidationError("the agent function must return the reply text", field="reply")
+        assistant = await turns.close_turn(
+            opened.turn_id, assistant_message=reply, retrieved=opened.retrieved
+        )
+        return TurnResult(
+            reply=reply, retrieved=opened.retrieved, user=opened.user, assistant=assistant
+        )
+
+    return turn
