@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -316,6 +317,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
     from turngraph.server import ServerSettings, create_app
     from turngraph.server.bootstrap import banner, first_start
 
+    logging.getLogger("mcp").setLevel(logging.WARNING)  # the SDK's per-session notices
     settings = ServerSettings.load(host=args.host, port=args.port, db=args.db)
     with turngraph.open(settings.db, settings=settings.core()) as db:
         key = first_start(db, settings)
@@ -329,6 +331,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
 def cmd_mcp(args: argparse.Namespace) -> None:
     from turngraph.mcp_server import build_server
 
+    logging.getLogger("mcp").setLevel(logging.WARNING)
     memory = _db(args).memory(args.memory)
     build_server(memory, args.tier).run("stdio")
 
