@@ -10,7 +10,6 @@ timeout. Keys are opaque strings, scoped to the memory and the principal.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -24,11 +23,6 @@ from turngraph.store.base import Store
 
 KEEP = timedelta(hours=24)
 MAX_KEY_CHARS = 200
-
-
-def fingerprint(route: str, body: Any) -> str:
-    text = json.dumps([route, body], sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def run_once(

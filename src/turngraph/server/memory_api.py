@@ -21,7 +21,7 @@ from turngraph.server.common import (
     principal_header,
     responses,
 )
-from turngraph.server.idempotency import fingerprint, run_once
+from turngraph.server.idempotency import run_once
 from turngraph.server.wire import (
     BatchRequest,
     BatchResponse,
@@ -46,6 +46,7 @@ from turngraph.server.wire import (
     camel,
     camel_model,
 )
+from turngraph.validate import fingerprint
 
 router = APIRouter(prefix="/api/v1", tags=["memory API"])
 MODES = {"hybrid": "hybrid", "vector": "dense", "bm25": "lexical", "graph": "graph"}
