@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from types import TracebackType
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote
@@ -89,7 +90,9 @@ class _Call(Generic[T]):
     headers: dict[str, str] = field(default_factory=dict)
 
 
+@cache
 def _model(kind: Any) -> Callable[[httpx.Response], Any]:
+    """A parser of responses into ``kind`` (built once per kind: building one is costly)."""
     adapter: TypeAdapter[Any] = TypeAdapter(kind)
     return lambda r: adapter.validate_json(r.content)
 

@@ -40,6 +40,19 @@ class UnconfirmedTurnActionError(RuntimeError):
     """A provider action's receipt did not confirm the action happened."""
 
 
+class ProviderAPIError(RuntimeError):
+    """A chat provider's API refused a call; ``retry_after`` (seconds) is set when it asked
+    the caller to slow down (HTTP 429)."""
+
+    provider = "provider"
+
+    def __init__(self, method: str, status: int, detail: str, retry_after: int | None) -> None:
+        super().__init__(f"{self.provider} {method} failed ({status}): {detail}"[:300])
+        self.status = status
+        self.detail = detail
+        self.retry_after = retry_after
+
+
 def _event(level: int, name: str, **fields: Any) -> None:
     log.log(level, name, extra={"turn": fields})
 

@@ -17,6 +17,7 @@ import httpx
 
 from turngraph.agent.runner import (
     Conversation,
+    ProviderAPIError,
     RespondArgs,
     TurnRunner,
     TurnRunResult,
@@ -27,14 +28,10 @@ from turngraph.agent.telegram import chunk_text
 LIMIT = 4000  # Slack's advice for one message
 
 
-class SlackAPIError(RuntimeError):
+class SlackAPIError(ProviderAPIError):
     """The Web API refused a call; ``retry_after`` is set on rate limiting (429)."""
 
-    def __init__(self, method: str, status: int, error: str, retry_after: int | None):
-        super().__init__(f"Slack {method} failed ({status}): {error}")
-        self.status = status
-        self.error = error
-        self.retry_after = retry_after
+    provider = "Slack"
 
 
 @dataclass(frozen=True)

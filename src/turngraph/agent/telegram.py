@@ -20,6 +20,7 @@ import httpx
 
 from turngraph.agent.runner import (
     Conversation,
+    ProviderAPIError,
     RespondArgs,
     TurnRunner,
     TurnRunResult,
@@ -31,14 +32,10 @@ LIMIT = 4096
 MESSAGE_KEYS = ("message", "edited_message", "business_message", "channel_post")
 
 
-class TelegramAPIError(RuntimeError):
+class TelegramAPIError(ProviderAPIError):
     """The Bot API refused a call; ``retry_after`` is set on flood control (429)."""
 
-    def __init__(self, method: str, status: int, description: str, retry_after: int | None):
-        super().__init__(f"Telegram {method} failed ({status}): {description}"[:300])
-        self.status = status
-        self.description = description
-        self.retry_after = retry_after
+    provider = "Telegram"
 
 
 @dataclass(frozen=True)

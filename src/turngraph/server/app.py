@@ -10,13 +10,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -159,30 +159,21 @@ class BodyLimitMiddleware:
                     await self._refuse(send)
                     return
         seen = 0
-        too_big = False
 
         async def counted() -> Message:
-            nonlocal seen, too_big
+            nonlocal seen
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.limit:
-                    too_big = True
                     raise _TooBig
             return message
 
-        started = False
-
-        async def tracked(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
+        tracked = _Tracked(send)
         try:
             await self.app(scope, counted, tracked)
         except _TooBig:
-            if not started:
+            if not tracked.started:
                 await self._refuse(send)
 
     async def _refuse(self, send: Send) -> None:
@@ -192,6 +183,20 @@ class BodyLimitMiddleware:
 
 class _TooBig(Exception):
     pass
+
+
+class _Tracked:
+    """A ``send`` that remembers whether the response has started (after which no error
+    response can replace it)."""
+
+    def __init__(self, send: Send) -> None:
+        self.send = send
+        self.started = False
+
+    async def __call__(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.started = True
+        await self.send(message)
 
 
 async def _no_body() -> Message:
@@ -209,21 +214,11 @@ class TimeoutMiddleware:
         if scope["type"] != "http" or scope.get("path", "").startswith("/mcp"):
             await self.app(scope, receive, send)
             return
-        started = False
-
-        async def tracked(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
+        tracked = _Tracked(send)
         try:
             await asyncio.wait_for(self.app(scope, receive, tracked), self.seconds)
         except TimeoutError:
-            if not started:
+            if not tracked.started:
                 response = _problem(503, f"the request took longer than {self.seconds:g} s")
                 response.headers["Retry-After"] = "1"
                 await response(scope, _no_body, send)
-
-
-Handler = Callable[[Request], Awaitable[Response]]

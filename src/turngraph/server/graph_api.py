@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Header, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
 
 from turngraph.access import Tier
 from turngraph.errors import ForbiddenError
@@ -519,8 +520,6 @@ async def put_file(
     overwrite: bool = False,
 ) -> AppendixFile:
     """Store the request body as an appendix file; its Content-Type is kept."""
-    from starlette.concurrency import run_in_threadpool
-
     data = await request.body()
     kind = request.headers.get("content-type") or "application/octet-stream"
     b = await run_in_threadpool(_m, db, caller, memory, "read_write")

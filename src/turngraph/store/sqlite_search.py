@@ -98,9 +98,12 @@ class SearchReads:
         """The FTS5 condition that keeps a search inside this memory. Empty when the file
         holds no other memory (read in the same snapshot): intersecting with a token every
         row carries only costs time then."""
-        if self._one("SELECT count(*) FROM memories")[0] == 1:
-            return ""
-        return f'mem : "m{self.memory_id}" AND '
+        scope: str | None = getattr(self, "_scope_clause", None)
+        if scope is None:  # once per transaction: a recall runs several searches
+            alone = self._one("SELECT count(*) FROM memories")[0] == 1
+            scope = "" if alone else f'mem : "m{self.memory_id}" AND '
+            self._scope_clause = scope
+        return scope
 
     def term_frequencies(self, table: str, columns: str, terms: Sequence[str]) -> list[int]:
         """How many of this memory's rows of ``table`` match each term (no scoring)."""
