@@ -305,6 +305,51 @@ def cmd_bench(args: argparse.Namespace) -> None:
         Path(args.json_out).write_text(json.dumps(report, indent=2) + "\n", "utf-8")
 
 
+def _locomo_paths(names: Sequence[str]) -> list[Path]:
+    paths: list[Path] = []
+    for name in names:
+        path = Path(name)
+        paths += sorted(path.glob("*.json")) if path.is_dir() else [path]
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing or not paths:
+        raise ValidationError(f"no such LoCoMo file: {', '.join(missing) or names}", field="files")
+    return paths
+
+
+def cmd_bench_extraction(args: argparse.Namespace) -> None:
+    from turngraph.bench import extraction
+    from turngraph.extract import extractor_from_settings
+    from turngraph.server.settings import ServerSettings
+
+    # TURNGRAPH_EXTRACTOR=llm (with TURNGRAPH_LLM_*) measures the language-model extractor.
+    extractor = extractor_from_settings(ServerSettings.load().core())
+    labels = None
+    if args.labels:
+        try:
+            labels = json.loads(Path(args.labels).read_text("utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ValidationError(f"cannot read --labels: {exc}", field="labels") from None
+    report: dict[str, Any] = {}
+    if args.files:
+        report = extraction.run_locomo(
+            _locomo_paths(args.files),
+            extractor=extractor,
+            labels=labels,
+            max_turns=args.max_turns,
+            log=lambda line: print(line, file=sys.stderr),
+        )
+    if args.suite:
+        report["suite"] = extraction.run_suite(extractor, Path(args.suite))
+    if not report:
+        raise ValidationError("give LoCoMo files, --suite, or both", field="files")
+    print(extraction.render(report))
+    if args.dump:
+        extraction.dump_items(report, Path(args.dump))
+    if args.json_out:
+        out = extraction.public(report)
+        Path(args.json_out).write_text(json.dumps(out, indent=2, default=str) + "\n", "utf-8")
+
+
 def cmd_demo(args: argparse.Namespace) -> None:
     from turngraph.demo import run_demo
 
@@ -534,6 +579,17 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--k", default="1,5,10,20", help="cut-offs, comma-separated")
     b.add_argument("--json", dest="json_out", metavar="OUT", help="write the report as JSON")
     b.set_defaults(handler=cmd_bench)
+    b = bench.add_parser(
+        "extraction",
+        help="extraction quality: LoCoMo gold-fact coverage, precision labels, labelled suite",
+    )
+    b.add_argument("files", nargs="*", help="LoCoMo conversation JSON files or folders")
+    b.add_argument("--labels", metavar="FILE", help="precision labels (JSON) to score against")
+    b.add_argument("--suite", metavar="FILE", help="the labelled suite to run as well")
+    b.add_argument("--max-turns", type=int, help="only the first N turns of each conversation")
+    b.add_argument("--dump", metavar="OUT", help="write each turn's items as JSON lines")
+    b.add_argument("--json", dest="json_out", metavar="OUT", help="write the report as JSON")
+    b.set_defaults(handler=cmd_bench_extraction)
     return parser
 
 

@@ -272,6 +272,9 @@ class ExtractedAction(_Model):
     object: str | None = None
     summary: str
     occurred_at: datetime | None = None
+    # How precisely the turn gave the time (day, week, month, season, year); None without one.
+    time_precision: str | None = None
+    place: str | None = None
     memory_category: MemoryCategory = "context"
 
 

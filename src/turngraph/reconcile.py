@@ -332,6 +332,8 @@ def _apply_turn_facts(
             object=action.object,
             summary=action.summary,
             occurred_at=action.occurred_at,
+            time_precision=action.precision if action.occurred_at else None,
+            place=action.place,
             memory_category=category,
         )
         _insert_fact(

@@ -46,6 +46,8 @@ INFER_MODES = ("full", "triples", "preview", "none")
 EXTRACT_MODES = ("per_message", "whole_conversation")
 TURN_CATEGORY = "turn"
 MAX_BATCH = 500
+# How many earlier turns of the session an extractor sees (for pronouns and elided subjects).
+HISTORY_TURNS = 4
 
 
 class _Rollback(Exception):
@@ -168,7 +170,8 @@ class TurnOps(SessionOps):
         stored = self._stored(key, "remember", fp)
         if stored is None:
             speaker_name = self._speaker(session_id, message)
-            raw, failure = self._extract(mode, message, speaker_name, raw_triples)
+            history = self._history(session_id) if mode in ("full", "preview") else []
+            raw, failure = self._extract(mode, message, speaker_name, raw_triples, history)
             if failure is None:
                 raw = merge(raw, raw_links)
             try:
@@ -259,10 +262,12 @@ class TurnOps(SessionOps):
         stored = self._stored(key, "remember_many", fp)
         if stored is None:
             prepared = []
+            history = self._history(session_id) if mode in ("full", "preview") else []
             for message in parsed:
                 speaker = self._speaker(session_id, message)
-                raw, failure = self._extract(mode, message, speaker, None)
+                raw, failure = self._extract(mode, message, speaker, None, history)
                 prepared.append((message, raw, failure))
+                history = [*history, (speaker, message["content"])][-HISTORY_TURNS:]
             try:
                 session, turn_ids, extractions = self._write_turns(
                     session_id,
@@ -504,12 +509,26 @@ class TurnOps(SessionOps):
                 return str(meta["user"])
         return "user" if message["role"] in ("user", "system", "tool") else "assistant"
 
+    def _history(self, session_id: str | None) -> list[tuple[str, str]]:
+        """The session's last few turns as (speaker, text), oldest first: one indexed read."""
+        if session_id is None:
+            return []
+        with self._store.read(self._id) as tx:
+            row = tx.get_session(session_id)
+            if row is None:
+                return []
+            turns = tx.list_turns(
+                session_id, after_seq=max(row.turn_count - HISTORY_TURNS, 0), offset=0, limit=50
+            )
+        return [(t.speaker or t.role, t.content) for t in turns[-HISTORY_TURNS:]]
+
     def _extract(
         self,
         mode: str,
         message: dict[str, Any],
         speaker: str,
         triples: RawExtraction | None,
+        history: Sequence[tuple[str, str]] = (),
     ) -> tuple[RawExtraction | None, str | None]:
         if mode == "none":
             return None, None
@@ -519,6 +538,7 @@ class TurnOps(SessionOps):
             speaker=speaker,
             role=message["role"],
             observed_at=message["observed_at"] or datetime.now(UTC),
+            history=tuple(history),
         )
         try:
             return self.extractor.extract(message["content"], context), None

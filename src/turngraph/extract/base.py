@@ -47,6 +47,9 @@ class TurnContext:
     role: str
     observed_at: datetime
     addressee: str | None = None  # who "you" refers to, when known
+    # The session's turns just before this one, oldest first, as (speaker, text): what a
+    # pronoun or an elided subject may point back to. Bounded; never a read of the memory.
+    history: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +82,9 @@ class RawAction:
     object: str | None
     summary: str
     occurred_at: datetime | None = None
+    place: str | None = None
+    # How precisely the turn stated the time: day, week, month, season or year.
+    precision: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,710 @@
+"""How well extraction understands conversation (``turngraph bench extraction FILE...``).
+
+Three measures, each recomputable after any change to an extractor:
+
+- **LoCoMo gold-fact coverage.** Each LoCoMo conversation lists, per session and speaker,
+  observations written by the data set's authors with the ``dia_id`` of the turns that state
+  them. A conversation is ingested as ``bench locomo`` does (one session per LoCoMo session,
+  each turn stamped with its session's date and spoken by its speaker); an observation is
+  *covered* when an item extracted from one of its evidence turns states the same fact
+  (:func:`states_same_fact`). The observations are read only to score.
+- **Precision** against hand labels (``--labels``): every item extracted from the labelled
+  turns, marked correct, wrong or noise.
+- **The labelled suite** (``tests/data/extraction_suite.txt``): short chats with every item a
+  careful person would expect from them, and what must not be extracted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import statistics
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import turngraph
+from turngraph.bench.locomo import _sessions, _turn_text
+from turngraph.extract.base import Extractor, RawExtraction, TurnContext
+from turngraph.extract.lexicon import stem, words
+from turngraph.recall.stopwords import QUESTION_STOPWORDS
+
+# -- items -------------------------------------------------------------------------------------
+
+SYMMETRIC = frozenset({"sibling_of", "married_to", "partner_of", "friend_of", "colleague_of"})
+FACT_KINDS = ("attr", "rel", "action")  # what can state a gold fact
+ALL_KINDS = ("entity", "attr", "ended", "rel", "action", "instruction", "uncertain")
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One extracted item in a flat, comparable form."""
+
+    kind: str  # entity | attr | ended | rel | action | instruction | uncertain
+    subject: str  # entity, actor, relation subject, uncertainty's about; "" for instructions
+    predicate: str  # attribute key, relation label, action verb, entity type
+    object: str = ""  # attribute value, relation object, action object, instruction text
+    time: str = ""  # an action's time at its stated precision: 2024-03-05, 2024-W10, 2024-03
+    place: str = ""
+
+    def key(self) -> str:
+        """The item as one line, as stored in precision labels."""
+        fields = [self.kind, self.subject, self.predicate, self.object]
+        if self.kind == "action":
+            fields += [self.time, self.place]
+        return " | ".join(fields).rstrip(" |")
+
+
+def time_label(when: datetime | None, precision: str | None) -> str:
+    if when is None:
+        return ""
+    if precision == "year":
+        return f"{when.year}"
+    if precision in ("month", "season"):
+        return f"{when.year}-{when.month:02d}"
+    if precision == "week":
+        year, week, _ = when.isocalendar()
+        return f"{year}-W{week:02d}"
+    return when.date().isoformat()
+
+
+def items_of(raw: RawExtraction) -> list[Item]:
+    """Every item of a raw extraction, flattened."""
+    out = [Item("entity", e.name, e.type) for e in raw.entities]
+    for a in raw.attributes:
+        out.append(Item("ended" if a.negated else "attr", a.entity, a.key, a.value))
+    out += [Item("rel", r.subject, r.label, r.object) for r in raw.relations]
+    for act in raw.actions:
+        out.append(
+            Item(
+                "action",
+                act.actor,
+                act.verb,
+                act.object or "",
+                time_label(act.occurred_at, act.precision),
+                act.place or "",
+            )
+        )
+    out += [Item("instruction", "", i.label, i.description) for i in raw.instructions]
+    out += [Item("uncertain", u.about, "", u.reason) for u in raw.uncertainties]
+    return out
+
+
+class RecordingExtractor:
+    """Wraps an extractor: times each call and keeps what it returned, in call order."""
+
+    def __init__(self, inner: Extractor) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.calls: list[tuple[str, TurnContext, RawExtraction | None, float]] = []
+
+    def extract(self, text: str, context: TurnContext) -> RawExtraction:
+        began = time.perf_counter()
+        raw: RawExtraction | None = None
+        try:
+            raw = self.inner.extract(text, context)
+            return raw
+        finally:
+            self.calls.append((text, context, raw, (time.perf_counter() - began) * 1000))
+
+
+# -- comparing words ---------------------------------------------------------------------------
+
+_GENERIC = frozenset(
+    {"be", "have", "do", "get", "make", "go", "feel", "thing", "lot", "really", "just", "also"}
+)
+# Predicate words that say the same thing in different words, by stem.
+_SYNONYMS = [
+    "go went attend visit trip travel tour join",
+    "like love enjoy fond passion appreciate favorite fan adore into",
+    "dislike hate detest",
+    "live move based relocate reside settle home",
+    "from hometown born grow origin native",
+    "work job employ career hire profession employer",
+    "learn study class lesson course practice school student education",
+    "want plan hope dream goal wish aspire consider intend keen think",
+    "pet pets dog cat puppy kitten animal",
+    "family kid kids child children son daughter husband wife married parent mom dad sibling",
+    "start begin began started join took",
+    "make create build paint draw craft",
+    "get receive give award win",
+    "read book novel",
+    "volunteer help support",
+    "run race marathon",
+    "play game",
+    "meet met",
+    "buy purchase",
+    "adopt adoption",
+    "friend friends",
+]
+_GROUP: dict[str, int] = {}
+for _i, _line in enumerate(_SYNONYMS):
+    for _w in _line.split():
+        _GROUP.setdefault(stem(_w), _i)
+
+
+def content_stems(text: str, *, drop: Iterable[str] = ()) -> set[str]:
+    """Stems of the words that carry content (no stopwords, no generic verbs)."""
+    dropped = {d.casefold() for d in drop}
+    out: set[str] = set()
+    for w in words(text.replace("_", " ")):
+        if w in QUESTION_STOPWORDS or w in dropped or len(w) < 2:
+            continue
+        s = stem(w)
+        if s not in _GENERIC:
+            out.add(s)
+    return out
+
+
+def _groups(stems: Iterable[str]) -> set[int]:
+    return {_GROUP[s] for s in stems if s in _GROUP}
+
+
+def compact(item: Item) -> bool:
+    """A fact, not an echo: an object of a few words and a short predicate."""
+    return (
+        len(words(item.object)) <= 8
+        and len(words(item.predicate.replace("_", " "))) <= 4
+        and len(words(item.place)) <= 6
+    )
+
+
+def _names(text: str) -> set[str]:
+    return {w.casefold() for w in re.findall(r"\b[A-Z][a-z]+", text)}
+
+
+def states_same_fact(item: Item, gold: str, speaker: str) -> bool:
+    """Whether ``item`` states the fact of the gold observation ``gold`` about ``speaker``.
+
+    The item must be a compact fact (attribute, relation or action) about the observation's
+    person, or about a person or thing the observation names; its object must share a content
+    word with the observation; and either its predicate says the same thing (the same word or
+    a synonym: "went to" / "attended") or its object shares two content words.
+    """
+    if item.kind not in FACT_KINDS or not compact(item):
+        return False
+    subject = item.subject.casefold().split()[0] if item.subject.strip() else ""
+    person = speaker.casefold().split()[0]
+    if subject != person and subject not in _names(gold):
+        return False
+    names = {person, subject}
+    gold_stems = content_stems(gold, drop=names)
+    obj = content_stems(f"{item.object} {item.place}", drop=names)
+    shared = obj & gold_stems
+    if not shared:
+        return False
+    if len(shared) >= 2:
+        return True
+    pred = content_stems(item.predicate, drop=names) | {stem(item.predicate.split("_")[0])}
+    return bool(pred & gold_stems or _groups(pred) & _groups(gold_stems))
+
+
+# -- LoCoMo --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Gold:
+    conversation: str
+    speaker: str
+    text: str
+    evidence: tuple[str, ...]
+    covered_by: str = ""
+
+
+@dataclass
+class TurnItems:
+    conversation: str
+    dia_id: str
+    speaker: str
+    text: str
+    items: list[Item]
+    ms: float
+
+
+def gold_observations(conv: dict[str, Any], name: str) -> list[Gold]:
+    out: list[Gold] = []
+    for key, value in conv.items():
+        if not re.fullmatch(r"session_\d+_observation", key) or not isinstance(value, dict):
+            continue
+        for speaker, facts in value.items():
+            for fact in facts:
+                if not isinstance(fact, list) or len(fact) < 2:
+                    continue
+                ids = re.findall(r"D\d+:\d+", json.dumps(fact[1:]))
+                if ids:
+                    out.append(Gold(name, speaker, str(fact[0]), tuple(ids)))
+    return out
+
+
+def ingest(
+    path: Path, extractor: Extractor, *, max_turns: int | None = None
+) -> tuple[list[TurnItems], list[Gold]]:
+    """Ingest one LoCoMo conversation through ``remember_many`` and keep each turn's items."""
+    data = json.loads(path.read_text("utf-8"))
+    conv = data.get("conversation", data)
+    name = path.stem
+    recorder = RecordingExtractor(extractor)
+    turns: list[TurnItems] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        db = turngraph.open(Path(tmp) / "extraction.db", extractor=recorder)
+        try:
+            mem = db.create_memory(
+                re.sub(r"[^A-Za-z0-9_.-]", "-", name), retrieval={"embedder": "none"}
+            )
+            for when, session in _sessions(conv):
+                if max_turns is not None:
+                    session = session[: max(max_turns - len(turns), 0)]
+                if not session:
+                    break
+                batch = [
+                    {
+                        "role": "user",
+                        "content": _turn_text(t),
+                        "speaker": t["speaker"],
+                        "ts": (when + timedelta(seconds=i)).isoformat(),
+                    }
+                    for i, t in enumerate(session)
+                ]
+                first = len(recorder.calls)
+                # A failed extraction stores its turns; they count as turns without items.
+                with contextlib.suppress(turngraph.ExtractionError):
+                    mem.remember_many(batch)
+                for t, (_, _, raw, ms) in zip(session, recorder.calls[first:], strict=True):
+                    items = items_of(raw) if raw is not None else []
+                    turns.append(
+                        TurnItems(name, t["dia_id"], t["speaker"], _turn_text(t), items, ms)
+                    )
+        finally:
+            db.close()
+    kept = {t.dia_id for t in turns}
+    golds = [g for g in gold_observations(conv, name) if set(g.evidence) <= kept]
+    return turns, golds
+
+
+def score_coverage(turns: Sequence[TurnItems], golds: Sequence[Gold]) -> None:
+    """Mark each gold observation with the first item (from its evidence) that states it."""
+    by_turn = {(t.conversation, t.dia_id): t for t in turns}
+    for gold in golds:
+        for dia in gold.evidence:
+            turn = by_turn.get((gold.conversation, dia))
+            for item in turn.items if turn else ():
+                if states_same_fact(item, gold.text, gold.speaker):
+                    gold.covered_by = item.key()
+                    break
+            if gold.covered_by:
+                break
+
+
+def _quantiles(values: Sequence[float]) -> dict[str, float]:
+    v = sorted(values)
+    if not v:
+        return {"p50": 0.0, "p95": 0.0, "max": 0.0}
+    q = statistics.quantiles(v, n=100) if len(v) > 1 else [v[0]] * 99
+    return {"p50": round(q[49], 3), "p95": round(q[94], 3), "max": round(v[-1], 3)}
+
+
+def precision(turns: Sequence[TurnItems], labels: dict[str, Any]) -> dict[str, Any]:
+    """Precision of the items extracted from the labelled turns.
+
+    ``labels["turns"]`` maps ``"<conversation>:<dia_id>"`` to ``{item line: label}`` with
+    labels correct, wrong or noise. Items extracted now that carry no label are counted
+    apart: relabel after a change that makes many.
+    """
+    labelled: dict[str, dict[str, str]] = labels.get("turns", {})
+    counts: Counter[str] = Counter()
+    per_kind: dict[str, Counter[str]] = {}
+    unlabelled: list[str] = []
+    for t in turns:
+        marks = labelled.get(f"{t.conversation}:{t.dia_id}")
+        if marks is None:
+            continue
+        counts["turns"] += 1
+        for item in t.items:
+            label = marks.get(item.key())
+            if label is None:
+                unlabelled.append(f"{t.conversation}:{t.dia_id} {item.key()}")
+                continue
+            counts[label] += 1
+            per_kind.setdefault(item.kind, Counter())[label] += 1
+    judged = counts["correct"] + counts["wrong"] + counts["noise"]
+    return {
+        "turns": counts["turns"],
+        "items": judged,
+        "correct": counts["correct"],
+        "wrong": counts["wrong"],
+        "noise": counts["noise"],
+        "precision": round(counts["correct"] / judged, 4) if judged else None,
+        "by_kind": {
+            kind: round(c["correct"] / sum(c.values()), 4) for kind, c in sorted(per_kind.items())
+        },
+        "unlabelled": len(unlabelled),
+        "unlabelled_items": unlabelled[:50],
+    }
+
+
+def run_locomo(
+    paths: Sequence[Path],
+    *,
+    extractor: Extractor,
+    labels: dict[str, Any] | None = None,
+    max_turns: int | None = None,
+    log: Callable[[str], None] = lambda _: None,
+) -> dict[str, Any]:
+    """Coverage of the gold observations, items per 100 turns and time per turn."""
+    all_turns: list[TurnItems] = []
+    all_golds: list[Gold] = []
+    per_conv: dict[str, dict[str, Any]] = {}
+    for path in paths:
+        turns, golds = ingest(path, extractor, max_turns=max_turns)
+        score_coverage(turns, golds)
+        covered = sum(1 for g in golds if g.covered_by)
+        per_conv[path.stem] = {
+            "turns": len(turns),
+            "gold": len(golds),
+            "covered": covered,
+            "coverage": round(covered / len(golds), 4) if golds else None,
+        }
+        log(f"{path.name}: {len(turns)} turns, coverage {covered}/{len(golds)}")
+        all_turns += turns
+        all_golds += golds
+    n = len(all_turns)
+    kinds = Counter(item.kind for t in all_turns for item in t.items)
+    covered = sum(1 for g in all_golds if g.covered_by)
+    report: dict[str, Any] = {
+        "extractor": extractor.name,
+        "conversations": per_conv,
+        "overall": {
+            "turns": n,
+            "gold": len(all_golds),
+            "covered": covered,
+            "coverage": round(covered / len(all_golds), 4) if all_golds else None,
+        },
+        "items_per_100_turns": {k: round(100 * kinds[k] / n, 1) if n else 0 for k in ALL_KINDS},
+        "ms_per_turn": _quantiles([t.ms for t in all_turns]),
+    }
+    if labels is not None:
+        report["precision"] = precision(all_turns, labels)
+    report["_turns"] = all_turns
+    report["_golds"] = all_golds
+    return report
+
+
+# -- the labelled suite --------------------------------------------------------------------------
+
+SUITE_TIME = datetime(2024, 3, 6, 10, 0, tzinfo=UTC)
+
+
+@dataclass
+class Case:
+    id: str
+    topic: str
+    turns: list[tuple[str, str, str]]  # (role, speaker, text)
+    expect: list[str]
+    at: datetime = SUITE_TIME
+    line: int = 0
+
+
+def parse_suite(text: str) -> list[Case]:
+    """Cases of the suite file format (see the header of ``tests/data/extraction_suite.txt``)."""
+    cases: list[Case] = []
+    case: Case | None = None
+    for n, raw_line in enumerate(text.splitlines(), 1):
+        line = raw_line.strip()
+        if not line or (line.startswith("#") and not line.startswith("## ")):
+            continue
+        if line.startswith("## "):
+            head = line[3:].split()
+            if not head:
+                raise ValueError(f"line {n}: a case needs an id")
+            case = Case(head[0], head[1] if len(head) > 1 else "other", [], [], line=n)
+            cases.append(case)
+            continue
+        if case is None:
+            raise ValueError(f"line {n}: text before the first case")
+        if line.startswith(">"):
+            case.expect.append(line[1:].strip())
+        elif line.startswith("at:"):
+            stamp = line[3:].strip()
+            case.at = datetime.fromisoformat(stamp.replace(" ", "T")).replace(tzinfo=UTC)
+        elif m := re.match(r"@(assistant|system|tool):\s*(.*)$", line):
+            case.turns.append((m.group(1), m.group(1), m.group(2)))
+        elif m := re.match(r"([^:@>#][^:]{0,60}):\s*(.*)$", line):
+            case.turns.append(("user", m.group(1).strip(), m.group(2)))
+        else:
+            raise ValueError(f"line {n}: not a turn, an expectation or a time: {line!r}")
+    ids = Counter(c.id for c in cases)
+    dupes = [i for i, k in ids.items() if k > 1]
+    if dupes:
+        raise ValueError(f"duplicate case ids: {', '.join(dupes)}")
+    return cases
+
+
+def _norm_value(text: str) -> list[str]:
+    ws = [w for w in words(text) if w not in ("a", "an", "the", "my", "our", "his", "her")]
+    return [stem(w) for w in ws]
+
+
+def _same_name(a: str, b: str) -> bool:
+    a, b = a.casefold().strip(), b.casefold().strip()
+    return bool(a) and (a == b or a.split()[0] == b.split()[0] == b)
+
+
+def _all_in(wanted: str, text: str) -> bool:
+    need = {stem(w) for w in words(wanted) if w not in ("a", "an", "the")}
+    have = {stem(w) for w in words(text)}
+    return need <= have
+
+
+def _matches(kind: str, fields: list[str], item: Item) -> bool:
+    """Whether ``item`` meets the expectation ``kind | fields...`` (fields may be partial)."""
+    f = fields + [""] * 5
+    if kind == "entity":
+        return (
+            item.kind == "entity"
+            and _same_name(item.subject, f[0])
+            and (not f[1] or item.predicate == f[1])
+        )
+    if kind in ("attr", "ended"):
+        return (
+            item.kind == kind
+            and _same_name(item.subject, f[0])
+            and (not f[1] or item.predicate == f[1])
+            and (not f[2] or _norm_value(item.object) == _norm_value(f[2]))
+        )
+    if kind == "rel":
+        if item.kind != "rel" or (f[1] and item.predicate != f[1]):
+            return False
+        pairs = [(item.subject, item.object)]
+        if item.predicate in SYMMETRIC:
+            pairs.append((item.object, item.subject))
+        return any(
+            (not f[0] or _same_name(s, f[0])) and (not f[2] or _same_name(o, f[2]))
+            for s, o in pairs
+        )
+    if kind == "action":
+        return (
+            item.kind == "action"
+            and (not f[0] or _same_name(item.subject, f[0]))
+            and (not f[1] or stem(item.predicate.split()[0]) == stem(f[1]))
+            and (not f[2] or _all_in(f[2], f"{item.object} {item.place}"))
+            and (not f[3] or item.time == f[3])
+            and (not f[4] or _all_in(f[4], f"{item.place} {item.object}"))
+        )
+    if kind == "instruction":
+        return item.kind == "instruction" and (
+            not f[0] or _all_in(f[0], f"{item.predicate} {item.object}")
+        )
+    if kind == "uncertain":
+        return (
+            item.kind == "uncertain"
+            and (not f[0] or _same_name(item.subject, f[0]))
+            and (not f[1] or _all_in(f[1], item.object))
+        )
+    raise ValueError(f"unknown expectation kind {kind!r}")
+
+
+@dataclass
+class CaseResult:
+    case: Case
+    met: list[str] = field(default_factory=list)
+    missed: list[str] = field(default_factory=list)
+    items: list[Item] = field(default_factory=list)
+    corrections: list[str] = field(default_factory=list)
+
+
+def check_case(case: Case, items: list[Item], corrections: list[str]) -> CaseResult:
+    result = CaseResult(case, items=items, corrections=corrections)
+    for expectation in case.expect:
+        negative = expectation.startswith("!")
+        parts = [p.strip() for p in expectation.lstrip("!").split("|")]
+        kind, fields = parts[0].strip(), parts[1:]
+        if kind == "correction":
+            f = [*fields, "", "", ""]
+            old, _, new = f[2].partition("->")
+            want = " | ".join([f[0], f[1], " ".join(_norm_value(old)), " ".join(_norm_value(new))])
+            found = any(_same_correction(c, want) for c in corrections)
+        else:
+            found = any(_matches(kind, fields, item) for item in items)
+        (result.met if found != negative else result.missed).append(expectation)
+    return result
+
+
+def _same_correction(have: str, want: str) -> bool:
+    h, w = have.split(" | "), want.split(" | ")
+    return _same_name(h[0], w[0]) and h[1:] == w[1:]
+
+
+def run_suite(extractor: Extractor, path: Path) -> dict[str, Any]:
+    """Run every case through a real memory and score its expectations, per kind."""
+    cases = parse_suite(path.read_text("utf-8"))
+    recorder = RecordingExtractor(extractor)
+    results: list[CaseResult] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        db = turngraph.open(Path(tmp) / "suite.db", extractor=recorder)
+        try:
+            for i, case in enumerate(cases):
+                mem = db.create_memory(f"case-{i}", retrieval={"embedder": "none"})
+                session = mem.create_session()
+                first = len(recorder.calls)
+                corrections: list[str] = []
+                for j, (role, speaker, text) in enumerate(case.turns):
+                    try:
+                        res = mem.remember(
+                            text,
+                            session_id=session.id,
+                            role=role,
+                            speaker=speaker if role == "user" else None,
+                            observed_at=case.at + timedelta(seconds=j),
+                        )
+                    except turngraph.ExtractionError:
+                        continue
+                    names = {e.id: e.name for e in res.extraction.entities}
+                    for c in res.extraction.corrections:
+                        corrections.append(
+                            " | ".join(
+                                [
+                                    names.get(c.entity_id, c.entity_id),
+                                    c.key,
+                                    " ".join(_norm_value(c.old_value)),
+                                    " ".join(_norm_value(c.new_value)),
+                                ]
+                            )
+                        )
+                items = [
+                    item
+                    for _, _, raw, _ in recorder.calls[first:]
+                    if raw is not None
+                    for item in items_of(raw)
+                ]
+                results.append(check_case(case, items, corrections))
+        finally:
+            db.close()
+    return summarize_suite(results)
+
+
+def _kind_of(expectation: str) -> str:
+    if expectation.startswith("!"):
+        return "negative"
+    return expectation.split("|")[0].strip()
+
+
+def summarize_suite(results: Sequence[CaseResult]) -> dict[str, Any]:
+    per_kind: dict[str, list[int]] = {}
+    per_topic: dict[str, list[int]] = {}
+    for r in results:
+        for exp, ok in [(e, 1) for e in r.met] + [(e, 0) for e in r.missed]:
+            for table, key in ((per_kind, _kind_of(exp)), (per_topic, r.case.topic)):
+                table.setdefault(key, [0, 0])
+                table[key][0] += ok
+                table[key][1] += 1
+    met = sum(len(r.met) for r in results)
+    total = met + sum(len(r.missed) for r in results)
+    return {
+        "cases": len(results),
+        "expectations": total,
+        "met": met,
+        "share_met": round(met / total, 4) if total else None,
+        "by_kind": {
+            k: {"met": v[0], "of": v[1], "recall": round(v[0] / v[1], 4)}
+            for k, v in sorted(per_kind.items())
+        },
+        "by_topic": {k: {"met": v[0], "of": v[1]} for k, v in sorted(per_topic.items())},
+        "missed": [
+            {
+                "case": r.case.id,
+                "line": r.case.line,
+                "missed": r.missed,
+                "items": [i.key() for i in r.items],
+                "corrections": r.corrections,
+            }
+            for r in results
+            if r.missed
+        ],
+    }
+
+
+# -- rendering -----------------------------------------------------------------------------------
+
+
+def render(report: dict[str, Any]) -> str:
+    lines: list[str] = []
+    if "overall" in report:
+        lines += [
+            f"LoCoMo gold-fact coverage ({report['extractor']})",
+            "",
+            "| conversation | turns | gold | covered | coverage |",
+            "|---|---|---|---|---|",
+        ]
+        rows = [*report["conversations"].items(), ("all", report["overall"])]
+        for name, s in rows:
+            lines.append(
+                f"| {name} | {s['turns']} | {s['gold']} | {s['covered']} | "
+                f"{(s['coverage'] or 0):.3f} |"
+            )
+        per = report["items_per_100_turns"]
+        lines += [
+            "",
+            "items per 100 turns: " + ", ".join(f"{k} {v}" for k, v in per.items()),
+            "extraction ms per turn: p50 {p50}, p95 {p95}, max {max}".format(
+                **report["ms_per_turn"]
+            ),
+        ]
+        if "precision" in report:
+            p = report["precision"]
+            lines.append(
+                f"precision on {p['turns']} labelled turns: {p['precision']} "
+                f"({p['correct']} correct, {p['wrong']} wrong, {p['noise']} noise; "
+                f"{p['unlabelled']} items without a label)"
+            )
+    if "suite" in report:
+        s = report["suite"]
+        lines += [
+            "",
+            f"labelled suite: {s['met']}/{s['expectations']} expectations met "
+            f"({s['share_met']}) over {s['cases']} cases",
+            "",
+            "| kind | met | of | recall |",
+            "|---|---|---|---|",
+        ]
+        for kind, v in s["by_kind"].items():
+            lines.append(f"| {kind} | {v['met']} | {v['of']} | {v['recall']:.3f} |")
+    return "\n".join(lines)
+
+
+def public(report: dict[str, Any]) -> dict[str, Any]:
+    """The report without its working data (for ``--json``)."""
+    return {k: v for k, v in report.items() if not k.startswith("_")}
+
+
+def dump_items(report: dict[str, Any], out: Path) -> None:
+    """Each turn with its items, one JSON line per turn (the input of precision labelling)."""
+    with out.open("w", encoding="utf-8") as fh:
+        for t in report["_turns"]:
+            fh.write(
+                json.dumps(
+                    {
+                        "turn": f"{t.conversation}:{t.dia_id}",
+                        "speaker": t.speaker,
+                        "text": t.text,
+                        "items": [i.key() for i in t.items],
+                    }
+                )
+                + "\n"
+            )
+
+
+__all__ = [
+    "Item",
+    "items_of",
+    "parse_suite",
+    "render",
+    "run_locomo",
+    "run_suite",
+    "states_same_fact",
+]
