@@ -66,7 +66,10 @@ def time_label(when: datetime | None, precision: str | None) -> str:
         return ""
     if precision == "year":
         return f"{when.year}"
-    if precision in ("month", "season"):
+    if precision == "season":
+        season = {3: "spring", 6: "summer", 9: "fall", 12: "winter"}.get(when.month, "")
+        return f"{when.year}-{season}" if season else f"{when.year}-{when.month:02d}"
+    if precision == "month":
         return f"{when.year}-{when.month:02d}"
     if precision == "week":
         year, week, _ = when.isocalendar()
@@ -450,9 +453,23 @@ def _norm_value(text: str) -> list[str]:
     return [stem(w) for w in ws]
 
 
+def _same_value(have: str, want: str) -> bool:
+    """The expected value, said perhaps with a word or two more ("run every morning before
+    work" meets "run every morning"); a single word must match exactly."""
+    h, w = _norm_value(have), _norm_value(want)
+    if h == w:
+        return True
+    return len(w) >= 2 and set(w) <= set(h) and len(h) <= len(w) + 2
+
+
 def _same_name(a: str, b: str) -> bool:
     a, b = a.casefold().strip(), b.casefold().strip()
     return bool(a) and (a == b or a.split()[0] == b.split()[0] == b)
+
+
+def _season_of_year(label: str, year: str) -> bool:
+    """A season said ("this summer") meets an expectation that names only its year."""
+    return len(year) == 4 and label.startswith(year + "-") and not label[5:6].isdigit()
 
 
 def _all_in(wanted: str, text: str) -> bool:
@@ -475,7 +492,7 @@ def _matches(kind: str, fields: list[str], item: Item) -> bool:
             item.kind == kind
             and _same_name(item.subject, f[0])
             and (not f[1] or item.predicate == f[1])
-            and (not f[2] or _norm_value(item.object) == _norm_value(f[2]))
+            and (not f[2] or _same_value(item.object, f[2]))
         )
     if kind == "rel":
         if item.kind != "rel" or (f[1] and item.predicate != f[1]):
@@ -493,7 +510,7 @@ def _matches(kind: str, fields: list[str], item: Item) -> bool:
             and (not f[0] or _same_name(item.subject, f[0]))
             and (not f[1] or stem(item.predicate.split()[0]) == stem(f[1]))
             and (not f[2] or _all_in(f[2], f"{item.object} {item.place}"))
-            and (not f[3] or item.time == f[3])
+            and (not f[3] or item.time == f[3] or _season_of_year(item.time, f[3]))
             and (not f[4] or _all_in(f[4], f"{item.place} {item.object}"))
         )
     if kind == "instruction":

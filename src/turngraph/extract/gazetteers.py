@@ -93,12 +93,29 @@ coo, counselor, cto, dancer, dentist, designer, developer, director, doctor, edi
 founder, head, intern, journalist, lawyer, lead, lecturer, manager, mechanic, musician, nurse,
 officer, owner, painter, pharmacist, photographer, pilot, president, principal, producer,
 professor, programmer, psychologist, researcher, scientist, singer, student, teacher,
-technician, therapist, vp, writer
+technician, therapist, vp, writer, practitioner, paramedic, firefighter, cashier, barista,
+waiter, waitress, bartender, electrician, plumber, carpenter, veterinarian, vet, surgeon,
+attorney, paralegal, receptionist, secretary, clerk, librarian, janitor, driver, farmer,
+soldier, detective, instructor, tutor, coordinator, specialist, administrator, supervisor,
+executive, entrepreneur, freelancer, contractor, realtor, agent, banker, trader, economist,
+statistician, nanny, caregiver, midwife, worker, postdoc, influencer, streamer, youtuber,
+actor, actress, comedian, dj, athlete, attendant, welder, baker, butcher, florist,
+tailor, hairdresser, barista, stylist, cook, housekeeper, gardener, landscaper, planner,
+strategist, marketer, recruiter, illustrator, animator, translator, interpreter, resident,
+sous-chef, physician, physiotherapist, optometrist, radiologist, nurse-practitioner, cto,
+ceo, coo, vp, svp, evp, officer, guard, chemist, biologist, physicist,
+mathematician, historian, curator, sociologist, linguist, pastor, priest, rabbi, imam,
+ta, dean, chancellor, mayor, senator, politician, diplomat, ambassador, captain,
+sergeant, lieutenant, colonel, ranger, sailor, fisherman, miner, builder,
+technologist, hygienist, dietitian, nutritionist, pediatrician, psychiatrist, anesthesiologist,
+cardiologist, dermatologist, neurologist, oncologist, obstetrician, paediatrician, doula,
+engineer, lead, principal, intern, apprentice, trainee
 """)
 
 PETS = _words("""
 bird, bunny, cat, dog, ferret, fish, gecko, guinea pig, hamster, horse, kitten, lizard, parrot,
-pony, puppy, rabbit, snake, turtle
+pony, puppy, rabbit, snake, turtle, bearded dragon, tortoise, cockatiel, budgie, chinchilla,
+hedgehog, axolotl, goldfish, iguana, pup, doggo, kitty, rat, mouse, canary, parakeet
 """)
 
 # Capitalized words that start sentences or address people without naming an entity.

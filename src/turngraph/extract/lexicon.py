@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from turngraph.extract.vocab import VERBS as KNOWN_VERBS
+
 # Irregular verb forms -> lemma. Regular forms are handled by suffix rules.
 IRREGULAR = {
     "am": "be", "is": "be", "are": "be", "was": "be", "were": "be", "been": "be", "being": "be",
@@ -60,6 +62,10 @@ def lemma(word: str) -> str:
     for suffix in ("ing", "ed"):
         if w.endswith(suffix) and len(w) > len(suffix) + 2:
             base = w[: -len(suffix)]
+            if base + "e" in KNOWN_VERBS and base not in KNOWN_VERBS:
+                return base + "e"  # promoted -> promote, living -> live
+            if base in KNOWN_VERBS:
+                return base
             if len(base) > 2 and base[-1] == base[-2] and base[-1] not in "lsz":
                 return base[:-1]  # stopping -> stop
             if base.endswith("i") and suffix == "ed":

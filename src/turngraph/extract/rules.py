@@ -1,10 +1,13 @@
-"""RuleExtractor: offline, deterministic English extraction from patterns and small word lists.
+"""RuleExtractor: offline, deterministic extraction from casual English, clause by clause.
 
-Per sentence, in order: instructions (imperatives aimed at the agent), then claims that are
-questioned, hedged or negated (kept apart as uncertainties, yielding no facts), then facts:
-attributes and relations from first-person and named-subject patterns, and actions from
-past-tense clauses with their time resolved against the turn's. The first person is the
-turn's speaker.
+For each turn: the text is normalized (``normalize``), names are found and typed (``names``),
+and each sentence is read as an instruction, a correction, a question (which asserts
+nothing) or a series of clauses (``clauses``). A clause yields facts about whom it is about:
+the speaker ("I", "we", a dropped subject), a named person ("my brother Felix", "she" for
+the person last named in the session), never "you" except in an assistant's turn. How the
+clause was said decides what its facts become: stated (attributes, relations, actions with
+their time), negated (ends the value it names), hedged or conditional (an uncertainty),
+wished or planned without a date (a goal), habitual (a habit).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from turngraph.extract import gazetteers as gz
+from turngraph.extract import vocab as v
 from turngraph.extract.base import (
     RawAction,
     RawAttribute,
@@ -23,47 +27,81 @@ from turngraph.extract.base import (
     RawUncertainty,
     TurnContext,
 )
-from turngraph.extract.timeref import resolve_time
+from turngraph.extract.clauses import Clause, is_past, parse_clause, sentences, split_clauses
+from turngraph.extract.clauses import tokens as tokenize
+from turngraph.extract.instructions import find_instruction
+from turngraph.extract.lexicon import lemma
+from turngraph.extract.names import find_names, is_lowercase, truecase
+from turngraph.extract.normalize import normalize
+from turngraph.extract.timeref import TimeRef, resolve_time
 
-# A sentence ends at . ! ? followed by a space or the end (so "a@b.com" and "3.5" stay whole).
-_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|$)")
-_TOKEN = re.compile(r"[A-Za-z\u00c0-\u024f0-9][\w'&.-]*")
-_CONNECTORS = {"of", "de", "la", "le", "da", "van", "von", "der", "del", "&"}
-# Where a value phrase ends.
-_BOUNDARY = re.compile(
-    r"\s*(?:[,;:!?()\"]|\.(?:\s|$)|\s-\s|\s(?:and|but|because|so|since|when|while|which|who|"
-    r"whom|though|although|after|before|until|if|for|with|to|at|in|on|as|yesterday|today|"
-    r"tonight|tomorrow|last|ago|this|next|now|anymore|recently|lately|again|too|either)\b)",
+MAX_OBJECT_WORDS = 6
+# What a turn says in brackets ("[shares a photo: ...]") describes it; it is not said.
+_BRACKETS = re.compile(r"\[[^\[\]]{0,400}\]")
+_CORRECTION = re.compile(
+    r"\b(?:I meant|I mean|meant to say|I misspoke|correction|it's|it is|it was)\W+"
+    r"([\w' -]{1,40}?)\s*,?\s+not\s+([\w' -]{1,40}?)\s*$",
     re.I,
 )
-_ARTICLE = re.compile(r"^(?:a|an|the|some)\s+", re.I)
-
-_HEDGE = re.compile(
-    r"\b(i think|i guess|i suppose|i believe|i heard|i'm not sure|i am not sure|not sure|maybe|"
-    r"perhaps|probably|possibly|might|may be|may have|could be|apparently|supposedly|rumou?red|"
-    r"i wonder|seems like|seems to|i doubt)\b",
+_CORRECTION_REVERSED = re.compile(
+    r"^(?:sorry\W+)?not\s+([\w' -]{1,40}?)\s*,\s*(?:I meant\s+|it's\s+)?([\w' -]{1,40}?)\s*$",
     re.I,
 )
-_NEGATION = re.compile(r"\b(?:not|never|no longer)\b|n't\b", re.I)
-_YES_NO = re.compile(r"^(is|are|was|were|does|did|has|have|had|will)\s+(?!you\b|ya\b)", re.I)
-_INSTR_ADVERB = re.compile(
-    r"^(?:please\s+)?(?:(?:from now on|going forward|in (?:the )?future),?\s+)?"
-    r"(always|never|don't|do not|avoid|stop)\s+(\w+)",
+_EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,63}")
+_PHONE = re.compile(r"(?<![\w+])\+?\d[\d ().-]{6,18}\d")
+_HEDGE_LEAD = re.compile(
+    r"^(?:(?:and|but|so|well|also)\s+)?(?:I think|I guess|I suppose|I believe|I heard|I'm not "
+    r"sure(?: if| whether)?|not sure(?: if| whether)?|I wonder if|it seems like|seems like|"
+    r"apparently|maybe|perhaps|probably|I doubt)\b(?:\s+that)?\s*",
     re.I,
 )
-_INSTR_IMPERATIVE = re.compile(r"^(?:please\s+)?(\w+)\b", re.I)
-_INSTR_WANT = re.compile(
-    r"^i(?: would|'d)? (?:want|need|like|prefer) (?:you|your (?:replies|answers|responses)) to\b",
+_ARTICLES = (
+    "a",
+    "an",
+    "the",
+    "my",
+    "our",
+    "his",
+    "her",
+    "their",
+    "your",
+    "some",
+    "this",
+    "that",
+    "these",
+    "those",
+    "its",
+    "own",
+)
+_ORG_VERBS = frozenset({"work", "intern", "volunteer", "freelance", "consult"})
+_SARCASM = re.compile(r"^(?:oh\s+)?(?:sure|yeah right|riiight)\b\W", re.I)
+_LEAD_IN = re.compile(
+    r"^(?:remember|fyi|just so you know|note that|for the record|for context|quick update)"
+    r"\W+(?:that\s+)?",
     re.I,
 )
-_CALL_ME = re.compile(r"^(?:please\s+)?(?:just\s+)?call me\s+([A-Z][\w'-]*)", re.I)
-
-_NAME = r"([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"
-_FIRST = r"(?:\bI|^I)"
+_SPECIES = re.compile(r"\b(" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?\b", re.I)
+_STATUS_OF_KIN = {
+    "wife": "married",
+    "husband": "married",
+    "spouse": "married",
+    "boyfriend": "dating",
+    "girlfriend": "dating",
+    "fiance": "engaged",
+    "fiancee": "engaged",
+}
+_COMMON_PLACES = frozenset(
+    ["home", "work", "school", "town", "city", "place", "office", "house", "flat", "apartment", "country", "area", "bed", "uni", "college", "hospital", "gym", "park", "beach", "store", "shop"]
+)
+_COPULA_STARTS = frozenset(
+    ["from", "allergic", "single", "married", "engaged", "divorced", "widowed", "separated", "dating", "based", "living", "in", "into", "vegan", "vegetarian", "pescatarian", "keto"]
+)
 
 
 @dataclass
-class _Builder:
+class _Out:
+    """What one turn has yielded so far."""
+
     ctx: TurnContext
     entities: dict[str, RawEntity] = field(default_factory=dict)
     attributes: list[RawAttribute] = field(default_factory=list)
@@ -73,32 +111,40 @@ class _Builder:
     uncertainties: list[RawUncertainty] = field(default_factory=list)
 
     def entity(self, name: str, etype: str) -> str:
-        name = re.sub(r"(?:'s|[-'\"])$", "", name.strip())
+        name = re.sub(r"(?:'s|[-'\"])$", "", " ".join(name.split()))
         key = name.casefold()
         known = self.entities.get(key)
         if known is None or (known.type == "other" and etype != "other"):
             self.entities[key] = RawEntity(known.name if known else name, etype)
         return self.entities[key].name
 
-    def speaker(self) -> str:
-        return self.entity(self.ctx.speaker, "person")
-
     def attribute(self, entity: str, key: str, value: str, *, negated: bool = False) -> None:
-        value = value.strip()
-        if value and not any(
-            a.entity == entity and a.key == key and a.value.casefold() == value.casefold()
+        value = " ".join(value.split()).strip(" ,.;:!?\"'")
+        if not value or len(value) > 120:
+            return
+        item = RawAttribute(entity, key, value, negated)
+        same = [
+            a
             for a in self.attributes
-        ):
-            self.attributes.append(RawAttribute(entity, key, value, negated))
+            if a.entity == entity and a.key == key and a.value.casefold() == value.casefold()
+        ]
+        if not same:
+            self.attributes.append(item)
 
     def relation(self, subject: str, label: str, obj: str) -> None:
         rel = RawRelation(subject, label, obj)
         if subject.casefold() != obj.casefold() and rel not in self.relations:
             self.relations.append(rel)
 
-    def result(self) -> RawExtraction:
+    def result(self, used: set[str]) -> RawExtraction:
+        # An untyped name that no fact uses is a capitalized word, not knowledge.
+        entities = tuple(
+            e
+            for e in self.entities.values()
+            if e.type != "other" or e.name.casefold() in used or " " in e.name
+        )
         return RawExtraction(
-            entities=tuple(self.entities.values()),
+            entities=entities,
             attributes=tuple(self.attributes),
             relations=tuple(self.relations),
             actions=tuple(self.actions),
@@ -107,505 +153,1049 @@ class _Builder:
         )
 
 
-def _phrase(text: str, max_words: int = 6) -> str:
-    """The noun phrase at the start of ``text``, up to a boundary word or punctuation."""
-    m = _BOUNDARY.search(text)
-    value = text[: m.start()] if m else text
-    value = value.strip().rstrip(".")
-    words = value.split()
-    return " ".join(words[:max_words])
+def _words_of(text: str) -> list[str]:
+    return tokenize(text)
 
 
-def _value(text: str, max_words: int = 6) -> str:
-    return _ARTICLE.sub("", _phrase(text, max_words))
+def _strip_articles(words: list[str]) -> list[str]:
+    while words and words[0].lower() in _ARTICLES:
+        words = words[1:]
+    return words
+
+
+def noun_phrase(words: list[str], limit: int = MAX_OBJECT_WORDS) -> list[str]:
+    """The noun phrase at the start of ``words``: up to a preposition, a conjunction, a time
+    word or punctuation, at most ``limit`` words, without its leading article."""
+    out: list[str] = []
+    for i, w in enumerate(words):
+        low = w.lower()
+        if w in ',;:()"!?-' or low in v.BOUNDARY or (low in ("'s",) and not out):
+            break
+        if low in v.TIME_WORDS and (out or low not in ("morning", "evening", "weekend")):
+            if not (low in ("day", "week", "month", "year") and out and out[-1].isdigit()):
+                break
+        if low in v.PREPOSITIONS and not (
+            low == "of" and out and i + 1 < len(words) and words[i + 1][:1].isalpha()
+        ):
+            break
+        if low in v.NEGATIONS or low in ("anymore", "too", "either", "again", "though"):
+            break
+        if out and (low in v.BE or low in v.MODALS or low in ("originally", "now", "btw")):
+            break
+        if out and is_past(low) and low not in ("used", "named", "called"):
+            break
+        out.append(w)
+        if len(out) >= limit + 2:
+            break
+    out = _strip_articles(out)
+    return out[:limit]
+
+
+def _pp(words: list[str]) -> list[tuple[str, list[str]]]:
+    """(preposition, noun phrase) pairs in ``words``, in order."""
+    out = []
+    for i, w in enumerate(words):
+        low = w.lower()
+        if low in v.PREPOSITIONS and low != "of":
+            np = noun_phrase(words[i + 1 :])
+            if np:
+                out.append((low, np))
+    return out
+
+
+def _gerund(verb: str) -> str:
+    if verb.endswith("ie"):
+        return verb[:-2] + "ying"
+    if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")):
+        return verb[:-1] + "ing"
+    if (
+        len(verb) >= 3
+        and verb[-1] not in "aeiouwxy"
+        and verb[-2] in "aeiou"
+        and verb[-3] not in "aeiou"
+        and len(verb) <= 4
+    ):
+        return verb + verb[-1] + "ing"
+    return verb + "ing"
+
+
+def _list_items(words: list[str]) -> list[str]:
+    """Items of "hiking, biking and swimming" (each a short phrase)."""
+    items: list[list[str]] = [[]]
+    for w in words:
+        low = w.lower()
+        if w == "," or low in ("and", "or", "plus", "&"):
+            if items[-1]:
+                items.append([])
+            continue
+        if low in v.BOUNDARY or w in ";:()!?-" or (low in v.PREPOSITIONS and low != "of"):
+            break
+        items[-1].append(w)
+    out = []
+    for item in items:
+        np = _strip_articles(item)
+        if np and len(np) <= MAX_OBJECT_WORDS:
+            out.append(" ".join(np))
+    return out[:6]
+
+
+def _pronoun_object(np: list[str]) -> bool:
+    return not np or (np[0].lower() in v.PRONOUN_OBJECTS and len(np) <= 2)
+
+
+def _Clause_like(c: Clause, words: list[str]) -> Clause:
+    """A copy of ``c`` about one item of its list."""
+    return Clause(
+        words=words,
+        subject=c.subject,
+        name=c.name,
+        verb=c.verb,
+        rest=words,
+        past=c.past,
+        modal=c.modal,
+        negated=c.negated,
+    )
+
+
+def _cap(name: str) -> str:
+    return " ".join(w[:1].upper() + w[1:] for w in name.split())
 
 
 class RuleExtractor:
-    """The default extractor: English patterns and word lists, no model, a few ms a turn."""
+    """The default extractor: English clauses read with word lists, no model, ~1 ms a turn."""
 
-    name = "rules-en-v1"
+    name = "rules-en-v2"
 
     def extract(self, text: str, context: TurnContext) -> RawExtraction:
-        b = _Builder(context)
-        normalized = text.replace("\u2019", "'").replace("\u2018", "'")
-        for m in _SENTENCE.finditer(normalized):
-            sentence = m.group(0).strip()
-            if sentence:
-                self._sentence(sentence, b)
-        return b.result()
+        return _Turn(context).run(text)
 
-    # -- one sentence ------------------------------------------------------------------------
 
-    def _sentence(self, sentence: str, b: _Builder) -> None:
-        if self._instruction(sentence, b):
-            return
-        names = self._names(sentence, b)
-        body = sentence.rstrip(".!? ")
-        if sentence.endswith("?"):
-            if _YES_NO.match(sentence):
-                about = self._about(names, b)
-                if about:
-                    b.uncertainties.append(RawUncertainty(about, f"asked, not stated: {body}?"))
-            return
-        hedge = _HEDGE.search(sentence)
-        if hedge:
-            about = self._about(names, b) or self._claim_subject(body, names, b)
-            if about:
-                b.uncertainties.append(
-                    RawUncertainty(about, f"hedged ('{hedge.group(0)}'): {body}")
-                )
-            return
-        if _NEGATION.search(sentence):
-            if self._negated_preference(body, b):
+class _Turn:
+    def __init__(self, ctx: TurnContext) -> None:
+        self.ctx = ctx
+        self.out = _Out(ctx)
+        self.speaker = ctx.speaker
+        self.addressee = ctx.addressee or next(
+            (s for s, _ in reversed(ctx.history) if s.casefold() != ctx.speaker.casefold()), ""
+        )
+        self.known: set[str] = {ctx.speaker.casefold()}
+        self.people: dict[str, str] = {}  # lower-cased name or first name -> person
+        self.pronoun = ""  # whom "he" / "she" points to
+        self.used: set[str] = set()
+        self.lowercase = False
+        self.last_species = ""  # the kind of pet last mentioned, for "her name is Luna"
+        for name in (ctx.speaker, self.addressee):
+            if name and name not in ("user", "assistant"):
+                self._person(name)
+        # Names the session used just before: "she" may point to them, lower case may say them.
+        for _, said in ctx.history[-2:]:
+            for sentence in sentences(_BRACKETS.sub(" ", said)[:2000]):
+                for name, etype in find_names(sentence, self.known, set(self.people)):
+                    self.known.add(name.casefold())
+                    if etype == "person":
+                        self._person(name)
+                        if name.casefold() not in (
+                            ctx.speaker.casefold(),
+                            self.addressee.casefold(),
+                        ):
+                            self.pronoun = name
+
+    def _person(self, name: str) -> None:
+        self.people[name.casefold()] = name
+        self.people.setdefault(name.split()[0].casefold(), name)
+        self.known.add(name.casefold())
+
+    # -- the turn ---------------------------------------------------------------------------
+
+    def run(self, text: str) -> RawExtraction:
+        text = normalize(_BRACKETS.sub(" ", text))
+        self.lowercase = is_lowercase(text)
+        text = truecase(text, self.known)
+        for i, sentence in enumerate(sentences(text)):
+            self._sentence(sentence, first=i == 0)
+        return self.out.result(self.used)
+
+    def _speaker(self) -> str:
+        self.used.add(self.speaker.casefold())
+        return self.out.entity(self.speaker, "person")
+
+    def _sentence(self, sentence: str, *, first: bool) -> None:
+        named = find_names(sentence, self.known, set(self.people))
+        for name, etype in named:
+            self.out.entity(name, etype)
+            if etype in ("person", "animal"):
+                self._person(name)
+        if self.ctx.role in ("user", "system"):
+            found = find_instruction(sentence)
+            if found is not None:
+                label, description, call_me = found
+                self.out.instructions.append(RawInstruction(label, description))
+                if call_me:
+                    self.out.attribute(self._speaker(), "preferred_name", _cap(call_me))
                 return
-            # Only a negated *claim* is kept: one that would have been a fact unnegated.
-            about = self._claim_subject(_NEGATION.sub(" ", body), names, b)
-            if about:
-                b.uncertainties.append(RawUncertainty(about, f"negated claim: {body}"))
+        if sentence.rstrip().endswith("?") or _SARCASM.match(sentence):
+            return  # a question asserts nothing; "oh sure, ..." says the opposite
+        if self._correction(sentence):
             return
-        self._facts(body, names, b)
-        self._action(body, names, b)
-
-    def _claim_subject(self, body: str, names: dict[str, str], b: _Builder) -> str | None:
-        """Whom ``body`` would state a fact about, found on a scratch builder."""
-        scratch = _Builder(b.ctx)
-        self._facts(" ".join(body.split()), names, scratch)
-        for attr in scratch.attributes:
-            return b.entity(attr.entity, scratch.entities[attr.entity.casefold()].type)
-        for rel in scratch.relations:
-            return b.entity(rel.subject, scratch.entities[rel.subject.casefold()].type)
-        return None
-
-    def _about(self, names: dict[str, str], b: _Builder) -> str | None:
-        speaker = b.ctx.speaker.casefold()
-        for name in names:
-            if name.casefold() != speaker:
-                return name
-        return None
-
-    # -- named entities ------------------------------------------------------------------------
-
-    def _names(self, sentence: str, b: _Builder) -> dict[str, str]:
-        """Capitalized spans, typed: {name: type}. Greeting vocatives are not entities."""
-        tokens = list(_TOKEN.finditer(sentence))
-        spans: list[tuple[int, int]] = []
-        i = 0
-        while i < len(tokens):
-            if self._capitalized(tokens, i):
-                j = i
-                while j + 1 < len(tokens) and (
-                    self._capitalized(tokens, j + 1)
-                    or (
-                        tokens[j + 1].group(0).lower() in _CONNECTORS
-                        and j + 2 < len(tokens)
-                        and self._capitalized(tokens, j + 2)
-                    )
-                ):
-                    j += 1
-                spans.append((i, j))
-                i = j + 1
-            else:
-                i += 1
-        found: dict[str, str] = {}
-        for i, j in spans:
-            start, end = tokens[i].start(), tokens[j].end()
-            name = sentence[start:end].rstrip(".'")
-            if name.lower().endswith("'s"):
-                name = name[:-2]
-            if self._vocative(sentence, start, end):
+        sentence = _LEAD_IN.sub("", sentence) or sentence
+        self._patterns(sentence)
+        self._pet_names(sentence)
+        self._answer(sentence, first=first)
+        m = _SPECIES.search(sentence)
+        if m:
+            self.last_species = m.group(1).lower()
+        hedged = False
+        m = _HEDGE_LEAD.match(sentence)
+        if m and len(sentence) > m.end():
+            hedged, sentence = True, sentence[m.end() :]
+        conditional = bool(re.match(r"^(?:if|unless|in case)\b", sentence, re.I))
+        carried: Clause | None = None
+        pending_time: TimeRef | None = None
+        previous: list[str] = []
+        for n, (lead, words) in enumerate(split_clauses(tokenize(sentence))):
+            clause = parse_clause(lead, words, self.people, pronoun=self.pronoun)
+            if lead in ("if", "unless"):
+                conditional = True
+            if lead in ("who", "that") and words[0].lower() in ("who", "that"):
+                antecedent = self._last_named(previous)
+                if antecedent:
+                    clause.subject, clause.name = "person", antecedent
+            if clause.elided and carried is not None and lead != ",":
+                clause.subject, clause.name = carried.subject, carried.name
+                clause.modal = clause.modal or carried.modal
+                clause.negated = clause.negated or (carried.negated and lead == "or")
+            elif clause.elided and carried is not None and carried.subject in ("self", "person"):
+                clause.subject, clause.name = carried.subject, carried.name
+            elif clause.elided and (first or carried is None) and self.ctx.role != "system":
+                clause.subject = "self"
+            previous = words
+            if not clause.verb:
+                when = resolve_time(clause.text, self.ctx.observed_at)
+                if when is not None and len(words) <= 4:
+                    pending_time = when
+                self._fragment(clause, carried, opening=first and n == 0)
                 continue
-            if i == 0 and i == j and not self._known_name(name, b):
-                continue  # a capital that only starts the sentence says nothing
-            etype = self._type(name, sentence, start, end, b)
-            if etype is None:
+            self._kin_mentions(clause)
+            self._clause(clause, hedged=hedged or conditional, time=pending_time)
+            pending_time = None
+            if clause.subject in ("self", "person"):
+                carried = clause
+                if clause.subject == "person":
+                    self.pronoun = clause.name
+            self._track_pronoun(words)
+        for name, etype in named:
+            if etype in ("person", "animal") and name.casefold() not in (
+                self.speaker.casefold(),
+                self.addressee.casefold(),
+            ):
+                self.pronoun = name
+
+    def _last_named(self, words: list[str]) -> str:
+        for w in reversed(words):
+            if w.casefold() in self.people and w.casefold() != self.speaker.casefold():
+                return self.people[w.casefold()]
+        return ""
+
+    def _track_pronoun(self, words: list[str]) -> None:
+        named = self._last_named(words)
+        if named and named.casefold() != self.addressee.casefold():
+            self.pronoun = named
+
+    def _fragment(self, clause: Clause, carried: Clause | None, *, opening: bool) -> None:
+        """A verbless piece ("from Alexandria", "married to Lena", "single again", "just a
+        senior analyst") continues the clause before it, or describes the speaker when it
+        opens a user's turn."""
+        words = [w for w in clause.words if w.lower() not in v.DISCOURSE | v.ADVERBS]
+        words = [w for w in words if w.lower() not in ("now", "again", "originally")]
+        if not words or len(words) > 8:
+            return
+        first = words[0].lower()
+        starts = (
+            first in _COPULA_STARTS
+            or first in v.NATIONALITIES
+            or (first in ("a", "an") and len(words) > 1)
+            or words[-1].lower() in gz.JOB_WORDS
+        )
+        if not starts:
+            return
+        if carried is not None and carried.subject in ("self", "person"):
+            who = self._who(carried)
+        elif opening and self.ctx.role == "user":
+            who = self._speaker()
+        else:
+            return
+        if who is not None:
+            self._copula(clause, who, words)
+
+    _ANSWERS = (
+        (re.compile(r"\bwhere (?:are you|r you|you) (?:from|originally from)\b", re.I), "hometown"),
+        (re.compile(r"\bwhere do you live\b|\bwhere are you (?:based|living)\b", re.I), "location"),
+        (re.compile(r"\bhow old are you\b", re.I), "age"),
+        (re.compile(r"\bwhere do you work\b|\bwho do you work for\b", re.I), "employer"),
+    )
+
+    def _answer(self, sentence: str, *, first: bool) -> None:
+        """A short reply to the question just asked ("where are you from?" - "chennai!")."""
+        if not first or not self.ctx.history or self.ctx.role != "user":
+            return
+        asked = self.ctx.history[-1][1]
+        words = [w for w in tokenize(sentence) if w.lower() not in v.DISCOURSE and w.isalnum()]
+        if not words or len(words) > 3 or "?" not in asked:
+            return
+        for pattern, key in self._ANSWERS:
+            if not pattern.search(asked):
                 continue
-            found[b.entity(name, etype)] = etype
-        return found
+            if key == "age" and words[0].isdigit():
+                self.out.attribute(self._speaker(), "age", words[0])
+            elif key in ("hometown", "location") and words[0][:1].isupper():
+                place = self.out.entity(" ".join(words), "place")
+                self.out.attribute(self._speaker(), key, place)
+                self.out.relation(
+                    self._speaker(), "from" if key == "hometown" else "lives_in", place
+                )
+            elif key == "employer" and words[0][:1].isupper():
+                self._employer(self._speaker(), words)
+            return
 
-    def _known_name(self, name: str, b: _Builder) -> bool:
-        low = name.lower()
-        return (
-            low in gz.FIRST_NAMES
-            or low in gz.PLACES
-            or low in gz.ORGANIZATIONS
-            or low in gz.PRODUCTS
-            or name.casefold() == b.ctx.speaker.casefold()
-            or (name.isupper() and len(name) > 1)
-            or name.casefold() in b.entities
-        )
+    # -- corrections ---------------------------------------------------------------------------
 
-    def _capitalized(self, tokens: list[re.Match[str]], i: int) -> bool:
-        word = tokens[i].group(0)
-        if not word[0].isupper() or re.search(r"'(t|ve|re|ll|d|m)$", word, re.I):
+    def _correction(self, sentence: str) -> bool:
+        """ "I meant Lille, not Lyon": say again, with the new value, what the session said."""
+        body = sentence.strip().rstrip(".!")
+        m = _CORRECTION.search(body)
+        new, old = (m.group(1), m.group(2)) if m else ("", "")
+        if not m:
+            r = _CORRECTION_REVERSED.match(body)
+            if not r:
+                return False
+            old, new = r.group(1), r.group(2)
+        old, new = old.strip(), new.strip()
+        if not old or not new:
             return False
-        low = word.lower().rstrip(".")
-        if low in gz.NOT_NAMES or low in gz.WEEKDAY_MONTH or low == "i":
-            return False
-        if low.endswith("'s") and low[:-2] in gz.NOT_NAMES:
-            return False
-        return not low.isdigit()
-
-    def _vocative(self, sentence: str, start: int, end: int) -> bool:
-        before = sentence[:start].rstrip().lower()
-        after = sentence[end:].lstrip()
-        greeting = re.search(
-            r"(^|\b)(hey|hi|hello|thanks|thank you|wow|congrats|congratulations|oh|yes|yeah|"
-            r"sure|aww?|haha|sorry|bye|dear|ok|okay|great|cool|nice|good|awesome|so)$",
-            before,
-        )
-        if (greeting or not before or before.endswith(",")) and (not after or after[0] in ",!?."):
-            return True
-        return before.endswith(",") and (not after or after[0] in "!?.")
-
-    def _type(self, name: str, sentence: str, start: int, end: int, b: _Builder) -> str | None:
-        low = name.lower()
-        words = low.split()
-        before = sentence[:start].lower()
-        after = sentence[end:].lower()
-        if name.casefold() == b.ctx.speaker.casefold() or (
-            b.ctx.addressee and name.casefold() == b.ctx.addressee.casefold()
-        ):
-            return "person"
-        if all(w.rstrip(".") in gz.JOB_WORDS for w in words) or (
-            words[0] in gz.JOB_WORDS and len(words) > 1 and words[1] in ("of", "at")
-        ):
-            return None  # a job title, recorded as an attribute, not an entity
-        if low in gz.LANGUAGES:
-            return None
-        if low in gz.PRODUCTS:
-            return "product"
-        if low in gz.ORGANIZATIONS or words[-1].rstrip(".") in gz.ORG_WORDS:
-            return "organization"
-        if low in gz.PLACES or words[-1] in gz.PLACE_WORDS:
-            return "place"
-        if words[-1] in gz.EVENT_WORDS:
-            return "event"
-        if re.search(r"\b(named|called)\s*$", before) and re.search(
-            r"\b(" + "|".join(sorted(gz.PETS)) + r")\b", before
-        ):
-            return "animal"
-        if re.search(
-            r"\b(my|our|his|her|their)\s+(\w+\s+)?(sister|brother|mom|mother|dad|father|son|"
-            r"daughter|wife|husband|friend|partner|boss|colleague|cousin|aunt|uncle|"
-            r"grandma|grandpa|kid|child|niece|nephew|neighbor|girlfriend|boyfriend)\s*$",
-            before,
-        ):
-            return "person"
-        if re.search(r"\b(work(?:s|ed|ing)? (?:at|for)|joined|hired by|employed by)\s*$", before):
-            return "organization"
-        if (
-            re.search(
-                r"\b(live[sd]? in|living in|moved to|move to|from|visit(?:ed|ing)?|trip to|"
-                r"travel(?:l?ed)? to|in|to|near)\s*$",
-                before,
-            )
-            and len(words) <= 3
-        ):
-            return "place" if words[0] not in gz.FIRST_NAMES else "person"
-        if words[0] in gz.FIRST_NAMES:
-            return "person"
-        if re.match(r"^\s*(said|says|told|is|was|and i|texted|called|asked)\b", after):
-            return "person"
-        if name.isupper() and len(name) <= 6:
-            return "other"
-        return "other"
-
-    # -- instructions ----------------------------------------------------------------------------
-
-    def _instruction(self, sentence: str, b: _Builder) -> bool:
-        if b.ctx.role not in ("user", "system"):
-            return False
-        text = sentence.strip().rstrip(".!")
-        call = _CALL_ME.match(text)
-        if call:
-            name = call.group(1)
-            b.instructions.append(RawInstruction(f"call the user {name}", f"{text}."))
-            b.attribute(b.speaker(), "preferred_name", name)
-            return True
-        adverb = _INSTR_ADVERB.match(text)
-        first = _INSTR_IMPERATIVE.match(text)
-        if (
-            (adverb and adverb.group(2).lower() in gz.AGENT_VERBS)
-            or _INSTR_WANT.match(text)
-            or (first and first.group(1).lower() in gz.DIRECT_AGENT_VERBS)
-        ):
-            label = re.sub(r"^(please\s+)?(always\s+)?", "", text, flags=re.I)
-            label = " ".join(label.split()[:6]).lower()
-            b.instructions.append(RawInstruction(label, f"{text}."))
-            return True
+        pattern = re.compile(rf"\b{re.escape(old)}\b", re.I)
+        for who, said in reversed(self.ctx.history):
+            if who.casefold() != self.speaker.casefold():
+                continue
+            for earlier in sentences(normalize(said)):
+                if pattern.search(earlier):
+                    fixed = pattern.sub(new if new[:1].isupper() else _cap(new), earlier)
+                    if fixed[:1].isupper() or True:
+                        self._sentence(fixed, first=True)
+                    return True
         return False
 
-    # -- facts -----------------------------------------------------------------------------------
+    # -- whole-sentence patterns ----------------------------------------------------------------
 
-    def _negated_preference(self, body: str, b: _Builder) -> bool:
-        m = re.search(
-            rf"{_FIRST} (?:don't|do not|no longer|never) (?:really )?(like|love|enjoy|eat|drink|"
-            rf"play|have)\s+(.+)",
-            body,
-        )
-        if not m:
-            return False
-        value = _value(m.group(2))
-        if not value:
-            return False
-        key = "pets" if m.group(1).lower() == "have" else "likes"
-        b.attribute(b.speaker(), key, value, negated=True)
-        return True
-
-    def _facts(self, body: str, names: dict[str, str], b: _Builder) -> None:
-        self._first_person_facts(body, b)
-        self._family(body, names, b)
-        self._third_person_facts(body, names, b)
-
-    def _org_after(self, text: str, b: _Builder) -> str | None:
-        m = re.match(r"\s*(?:the\s+)?" + _NAME, text)
-        if not m:
-            return None
-        name = m.group(1).rstrip(".")
-        if name.lower() in gz.NOT_NAMES:
-            return None
-        return b.entity(name, "organization")
-
-    def _place_after(self, text: str, b: _Builder) -> str | None:
-        m = re.match(r"\s*(?:the\s+)?" + _NAME, text)
-        if not m or m.group(1).lower() in gz.NOT_NAMES:
-            return None
-        return b.entity(m.group(1).rstrip("."), "place")
-
-    def _first_person_facts(self, body: str, b: _Builder) -> None:
-        m = re.search(r"\b(?i:my name is)\s+" + _NAME, body)
+    def _patterns(self, sentence: str) -> None:
+        low = sentence.lower()
+        m = re.search(r"\bmy (?:full )?name is ([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,3})", sentence)
         if m:
-            b.attribute(b.speaker(), "name", m.group(1))
-        m = re.search(rf"{_FIRST}(?:'m| am) (\d{{1,3}})(?: years old|\b(?! \w))", body)
-        m = m or re.search(rf"{_FIRST} (?:just )?turned (\d{{1,3}})\b", body)
-        if m and 0 < int(m.group(1)) < 130:
-            b.attribute(b.speaker(), "age", m.group(1))
-        m = re.search(r"[\w.+-]+@[\w-]+\.[\w.-]+", body)
-        if m and re.search(r"\b(my|me|I)\b", body):
-            b.attribute(b.speaker(), "email", m.group(0))
-        m = re.search(r"(?<!\w)\+?\d[\d\s().-]{7,}\d", body)
+            self.out.attribute(self._speaker(), "name", m.group(1))
+        m = _EMAIL.search(sentence)
+        if m and re.search(r"\b(?:my|me|I)\b", sentence, re.I):
+            self.out.attribute(self._speaker(), "email", m.group(0))
+        m = _PHONE.search(sentence)
         if m and re.search(
-            r"\b(my (?:phone|number|cell|mobile)|call me at|reach me at)", body, re.I
+            r"\b(my (?:phone|number|cell|mobile)|call me at|reach me at|text me)", low
         ):
-            b.attribute(b.speaker(), "phone", re.sub(r"\s+", " ", m.group(0)))
-        m = re.search(r"\b(?i:my birthday is) (?:on )?(.+)|\bI was born on (.+)", body)
+            self.out.attribute(self._speaker(), "phone", " ".join(m.group(0).split()))
+        m = re.search(r"\bmy birthday is (?:on )?(.{3,40})", sentence, re.I) or re.search(
+            r"\bI was born on (.{3,40})", sentence
+        )
         if m:
-            b.attribute(b.speaker(), "birthday", _phrase(m.group(1) or m.group(2), 4))
+            when = " ".join(_words_of(m.group(1))[:4]).strip(" ,.")
+            when = re.split(r"\s+(?:and|but|so|,)\s+", when)[0]
+            self.out.attribute(self._speaker(), "birthday", when)
         m = re.search(
-            rf"{_FIRST}(?:'m| am| just got| got| recently got)\s+(?:now\s+)?"
-            r"(married|single|engaged|divorced|widowed|separated)\b",
-            body,
-        )
-        if m:
-            b.attribute(b.speaker(), "relationship_status", m.group(1).lower())
-        # Work: "I work at Acme as Head of Platform", "I joined Globex", "promoted to CTO".
-        m = re.search(
-            rf"{_FIRST} (?:now |currently |still )?(?:work|am working|'m working) (?:at|for) (.+)",
-            body,
-        )
-        m = m or re.search(
-            rf"{_FIRST} (?:just |recently )?"
-            r"(?:joined|started (?:a new job |working )?at|got (?:a job|hired) at) (.+)",
-            body,
-        )
-        if m:
-            org = self._org_after(m.group(1), b)
-            if org:
-                b.attribute(b.speaker(), "employer", org)
-                b.relation(b.speaker(), "works_at", org)
-        m = (
-            re.search(r"\bas (?:a |an |the |our )?(.+)", body)
-            if re.search(
-                rf"{_FIRST} (?:now |currently )?(?:work|started|joined|am working|'m working)", body
-            )
-            else None
-        )
-        m = m or re.search(
-            rf"{_FIRST} (?:just |recently )?(?:got |was |'ve been |have been )?"
-            r"promoted to (?:a |an |the )?(.+)",
-            body,
-        )
-        m = m or re.search(rf"{_FIRST} (?:just |recently )?became (?:a |an |the )?(.+)", body)
-        m = m or re.search(
-            r"\bmy (?:new )?(?:job title|title|role|position) is (?:now )?(?:a |an |the )?(.+)",
-            body,
+            r"\bmy (?:all[- ]time )?favorite ([a-z]+(?: [a-z]+)?) (?:is|are|has to be|would be) "
+            r"(.{1,60})",
+            sentence,
             re.I,
         )
         if m:
-            title = _phrase(re.split(r"\s+(?:at|for|in)\s+", m.group(1))[0], 5)
-            if title and any(w.lower().strip(".") in gz.JOB_WORDS for w in title.split()):
-                b.attribute(b.speaker(), "job_title", title)
-        m = re.search(rf"{_FIRST}'?m (?:a |an )((?:\w+ ){{0,2}}\w+?)(?: at (.+))?$", body)
-        if m and m.group(1).split()[-1].lower() in gz.JOB_WORDS:
-            b.attribute(b.speaker(), "job_title", m.group(1))
-            if m.group(2):
-                org = self._org_after(m.group(2), b)
-                if org:
-                    b.attribute(b.speaker(), "employer", org)
-                    b.relation(b.speaker(), "works_at", org)
-        # Place: "I live in Lisbon", "I moved to Berlin", "I'm based in Paris".
+            what = m.group(1).lower().replace(" ", "_")
+            value = " ".join(noun_phrase(_words_of(m.group(2)), 5))
+            self.out.attribute(self._speaker(), f"favorite_{what}", value)
+        m = re.search(r"\bmy hobb(?:y is|ies are|ies include) (.{1,120})", sentence, re.I)
+        if m:
+            for item in _list_items(_words_of(m.group(1))):
+                self.out.attribute(self._speaker(), "hobbies", item)
         m = re.search(
-            rf"{_FIRST} (?:now |currently |still |just |recently |actually )?"
-            r"(?:live|am living|'m living|moved|relocated|'m based|am based|'m staying|settled)"
-            r" (?:in|to|back to) (.+)",
-            body,
+            r"\bmy (?:new )?(?:job title|title|role|position|job) is (?:now )?(.{1,60})",
+            sentence,
+            re.I,
         )
         if m:
-            place = self._place_after(m.group(1), b)
-            if place:
-                b.attribute(b.speaker(), "location", place)
-                b.relation(b.speaker(), "lives_in", place)
-        # Preferences.
-        m = re.search(
-            rf"{_FIRST} (?:really |absolutely |just |also )?"
-            r"(love|like|enjoy|adore|hate|dislike|can't stand|detest) (.+)",
-            body,
-        )
-        if m:
-            value = _value(m.group(2))
-            if value and not re.match(
-                r"(it|that|this|them|you|to|how|what|when|where|why|which|who|the way|"
-                r"seeing|hearing|being able)\b",
-                value,
-                re.I,
-            ):
-                key = (
-                    "likes"
-                    if m.group(1).lower() in ("love", "like", "enjoy", "adore")
-                    else "dislikes"
-                )
-                b.attribute(b.speaker(), key, value)
-        m = re.search(r"\bmy favou?rite (\w+(?: \w+)?) (?:is|are) (.+)", body, re.I)
-        if m:
-            b.attribute(
-                b.speaker(), f"favorite_{m.group(1).lower().replace(' ', '_')}", _value(m.group(2))
-            )
-        m = re.search(r"\bmy hobb(?:y is|ies are|ies include) (.+)", body, re.I)
-        if m:
-            for part in re.split(r",\s*|\s+and\s+", m.group(1)):
-                if _value(part):
-                    b.attribute(b.speaker(), "hobbies", _value(part))
-        pets = "|".join(sorted(gz.PETS, key=len, reverse=True))
-        m = re.search(
-            r"\b(?:I have|I've got|I got|I adopted|we have|(?i:my)) (?:a |an |two |new )?"
-            rf"(?:little )?({pets})s?(?: (?:named|called) ([A-Z]\w+))?",
-            body,
-        )
-        if m and (m.group(2) or not body.lower().startswith("my")):
-            value = f"{m.group(1)} {m.group(2)}" if m.group(2) else m.group(1)
-            b.attribute(b.speaker(), "pets", value)
-            if m.group(2):
-                b.entity(m.group(2), "animal")
-        m = re.search(rf"{_FIRST} (?:manage|lead|run) (?:the )?" + _NAME, body)
-        if m and m.group(1).lower() not in gz.NOT_NAMES:
-            b.relation(
-                b.speaker(),
-                "manages",
-                b.entity(
-                    m.group(1),
-                    "organization" if m.group(1).split()[-1].lower() in gz.ORG_WORDS else "other",
-                ),
-            )
-        m = re.search(rf"{_FIRST} (?:speak|am learning|'m learning|'m fluent in) (.+)", body)
-        if m:
-            for part in re.split(r",\s*|\s+and\s+|\s+or\s+", m.group(1)):
-                word = part.strip().split(" ")[0] if part.strip() else ""
-                if word.lower() in gz.LANGUAGES:
-                    b.attribute(b.speaker(), "languages", word.capitalize())
-        m = re.search(rf"{_FIRST}'?m (?:a )?member of (?:the )?" + _NAME, body)
-        if m:
-            b.relation(b.speaker(), "member_of", b.entity(m.group(1), "organization"))
-
-    def _family(self, body: str, names: dict[str, str], b: _Builder) -> None:
+            title = noun_phrase(_words_of(m.group(1)), 5)
+            if title and title[-1].lower() in gz.JOB_WORDS:
+                self.out.attribute(self._speaker(), "job_title", " ".join(title))
         for m in re.finditer(
-            r"\b(?i:my) (?:[a-z]+ )?(?i:(sister|brother|sibling|mom|mother|dad|father|son|daughter|"
-            r"kid|child|wife|husband|spouse|partner|friend|best friend|boss|manager))\s*,?\s+"
-            + _NAME,
-            body,
+            r"\b(?:my|our) (" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?,? "
+            r"(?:named |called )?([A-Z][a-z]+)(?: and ([A-Z][a-z]+))?",
+            sentence,
         ):
-            kin, name = m.group(1).lower(), m.group(2)
-            if name.split()[0].lower() in gz.NOT_NAMES:
-                continue
-            other = b.entity(name.rstrip("."), "person")
-            me = b.speaker()
-            if kin in ("sister", "brother", "sibling"):
-                b.relation(me, "sibling_of", other)
-            elif kin in ("son", "daughter", "kid", "child"):
-                b.relation(me, "parent_of", other)
-            elif kin in ("mom", "mother", "dad", "father"):
-                b.relation(other, "parent_of", me)
-            elif kin in ("wife", "husband", "spouse"):
-                b.relation(me, "married_to", other)
-            elif kin in ("boss", "manager"):
-                b.relation(other, "manages", me)
-            elif kin == "partner":
-                b.relation(me, "partner_of", other)
-            else:
-                b.relation(me, "friend_of", other)
-        married = re.search(rf"{_FIRST}'?m married to " + _NAME, body)
-        if married:
-            b.relation(b.speaker(), "married_to", b.entity(married.group(1), "person"))
-        report = re.search(_NAME + r" reports to me\b", body)
-        if report:
-            b.relation(b.speaker(), "manages", b.entity(report.group(1), "person"))
+            for name in (m.group(2), m.group(3)):
+                if name and name.lower() not in gz.NOT_NAMES:
+                    self._pet(self._speaker(), m.group(1).lower(), name)
+        for m in re.finditer(
+            r"\b(?:a|an|another|one|two|three|2|3) (?:little |new |rescue |baby |sweet )?("
+            + "|".join(sorted(gz.PETS, key=len, reverse=True))
+            + r")s?(?:,| -)? (?:named |called )?([A-Z][a-z]+)(?:,? and ([A-Z][a-z]+))?",
+            sentence,
+        ):
+            if re.search(r"\b(?:I|we|my|our)\b", sentence[: m.start()] or "I", re.I):
+                for name in (m.group(2), m.group(3)):
+                    if name and name.lower() not in gz.NOT_NAMES:
+                        self._pet(self._speaker(), m.group(1).lower(), name)
 
-    def _third_person_facts(self, body: str, names: dict[str, str], b: _Builder) -> None:
-        for name, etype in names.items():
-            if etype != "person" or name.casefold() == b.ctx.speaker.casefold():
-                continue
-            esc = re.escape(name)
-            m = re.search(
-                rf"\b{esc} (?:now |currently |still )?"
-                r"(?:lives|is living|moved|is based|resides) (?:in|to) (.+)",
-                body,
-            )
-            if m:
-                place = self._place_after(m.group(1), b)
-                if place:
-                    b.attribute(name, "location", place)
-                    b.relation(name, "lives_in", place)
-            m = re.search(
-                rf"\b{esc} (?:now |currently |still )?(?:works|is working) (?:at|for) (.+)", body
-            )
-            m = m or re.search(rf"\b{esc} (?:just |recently )?joined (.+)", body)
-            if m:
-                org = self._org_after(m.group(1), b)
-                if org:
-                    b.attribute(name, "employer", org)
-                    b.relation(name, "works_at", org)
-            m = re.search(rf"\b{esc} is (?:married to|engaged to) " + _NAME, body)
-            if m:
-                b.relation(name, "married_to", b.entity(m.group(1), "person"))
-            m = re.search(
-                rf"\b{esc} is my (sister|brother|friend|best friend|wife|husband|boss|mom|dad|"
-                r"mother|father|son|daughter)\b",
-                body,
-                re.I,
-            )
-            if m:
-                self._family(f"my {m.group(1)} {name}", names, b)
+    def _pet_names(self, sentence: str) -> None:
+        """ "her name is Luna" after a pet was mentioned; "Sora (6)" gives an age."""
+        m = re.search(r"\b(?:her|his|its|their) names? (?:is|are) ([A-Z][a-z]+)", sentence)
+        if m and self.last_species:
+            self._pet(self._speaker(), self.last_species, m.group(1))
+        for m in re.finditer(r"\b([A-Z][a-z]+) \((\d{1,2})\)", sentence):
+            if m.group(1).casefold() in self.people:
+                self.out.attribute(self.people[m.group(1).casefold()], "age", m.group(2))
 
-    # -- actions ---------------------------------------------------------------------------------
+    def _pet(self, owner: str, species: str, name: str) -> None:
+        pet = self.out.entity(name, "animal")
+        self.out.entities[pet.casefold()] = RawEntity(pet, "animal")  # not a person after all
+        self.used.add(pet.casefold())
+        self.out.relation(owner, "has_pet", pet)
+        self.out.attribute(pet, "species", species)
 
-    def _action(self, body: str, names: dict[str, str], b: _Builder) -> None:
-        subjects = ["I", "we", *names]
-        pattern = (
-            r"(?:^|\b|(?<=\s))(" + "|".join(re.escape(s) for s in subjects) + r")\s+"
-            r"(?:just\s+|finally\s+|recently\s+|also\s+|actually\s+|even\s+)?([a-z]+)\b(.*)"
-        )
-        for m in re.finditer(pattern, body):
-            subject, verb, rest = m.group(1), m.group(2).lower(), m.group(3)
-            if not (
-                verb in gz.IRREGULAR_PAST or (verb.endswith("ed") and verb not in gz.NOT_ACTIONS)
-            ):
-                continue
-            actor = b.speaker() if subject in ("I", "we") else subject
-            obj_text = re.sub(r"^\s*(?:to|at|with|into|on|for|in)\s+", " ", rest)
-            obj = _phrase(obj_text.strip(), 6) or None
-            when = resolve_time(body, b.ctx.observed_at)
-            occurred = (
-                when[0] if when else (b.ctx.observed_at if re.search(r"\bjust\b", body) else None)
-            )
-            summary = f"{actor} {verb}{rest}".strip()
-            b.actions.append(RawAction(actor, verb, obj, summary[:300], occurred))
+    def _kin_mentions(self, clause: Clause) -> None:
+        """ "my husband and kids", "my brother Felix", "Emma, my sister": family and relations."""
+        words = clause.words
+        if self.ctx.role != "user" or self.speaker in ("user", "assistant"):
             return
+        for i, w in enumerate(words):
+            if w.lower() not in ("my", "our") or i + 1 >= len(words):
+                continue
+            j = i + 1
+            while j < len(words) and words[j].lower() in (
+                "little",
+                "older",
+                "younger",
+                "big",
+                "baby",
+                "twin",
+                "best",
+                "two",
+                "three",
+            ):
+                j += 1
+            if j >= len(words):
+                continue
+            kin = words[j].lower()
+            if kin in v.FAMILY_WORDS:
+                count = words[i + 1].lower() if words[i + 1].lower() in ("two", "three") else ""
+                self.out.attribute(self._speaker(), "family", f"{count} {kin}".strip())
+            status = _STATUS_OF_KIN.get(kin)
+            if status and not (i > 0 and words[i - 1].lower() in ("ex", "former", "late")):
+                self.out.attribute(self._speaker(), "relationship_status", status)
+            if kin not in v.KIN:
+                continue
+            k = j + 1
+            if k < len(words) and words[k] == ",":
+                k += 1
+            if k < len(words) and words[k].casefold() in self.people:
+                self._kin_relation(v.KIN[kin], self.people[words[k].casefold()])
+            elif kin in v.FAMILY_WORDS and k < len(words) and words[k].lower() == "and":
+                nxt = words[k + 1].lower() if k + 1 < len(words) else ""
+                if nxt in v.FAMILY_WORDS:
+                    self.out.attribute(self._speaker(), "family", nxt)
+        for i in range(len(words) - 3):
+            if (
+                words[i].casefold() in self.people
+                and words[i + 1] == ","
+                and words[i + 2].lower() == "my"
+                and words[i + 3].lower() in v.KIN
+            ):
+                self._kin_relation(v.KIN[words[i + 3].lower()], self.people[words[i].casefold()])
+
+    def _kin_relation(self, kind: str, other_name: str) -> None:
+        me = self._speaker()
+        other = self.out.entity(other_name, "person")
+        self.used.add(other.casefold())
+        if other.casefold() == me.casefold():
+            return
+        if kind == "sibling":
+            self.out.relation(other, "sibling_of", me)
+        elif kind == "parent":
+            self.out.relation(other, "parent_of", me)
+        elif kind == "child":
+            self.out.relation(me, "parent_of", other)
+        elif kind == "spouse":
+            self.out.relation(me, "married_to", other)
+        elif kind == "partner":
+            self.out.relation(me, "partner_of", other)
+        elif kind == "boss":
+            self.out.relation(other, "manages", me)
+        elif kind == "colleague":
+            self.out.relation(me, "colleague_of", other)
+        elif kind == "relative":
+            self.out.relation(me, "relative_of", other)
+        else:
+            self.out.relation(me, "friend_of", other)
+
+    # -- one clause ----------------------------------------------------------------------------
+
+    def _who(self, clause: Clause) -> str | None:
+        if clause.subject == "self":
+            return self._speaker()
+        if clause.subject == "person" and clause.name:
+            self.used.add(clause.name.casefold())
+            if clause.kin and clause.kin in v.KIN:
+                self._kin_relation(v.KIN[clause.kin], clause.name)
+            return self.out.entity(clause.name, "person")
+        if clause.subject == "you" and self.ctx.role == "assistant" and self.addressee:
+            self.used.add(self.addressee.casefold())
+            return self.out.entity(self.addressee, "person")
+        return None
+
+    def _clause(self, clause: Clause, *, hedged: bool, time: TimeRef | None) -> None:
+        if clause.subject not in ("self", "person", "you"):
+            return
+        if clause.modal in ("would", "can", "must") and clause.modal != "intent":
+            if clause.modal == "would":
+                return  # hypothetical
+        uncertain = hedged or clause.hedged
+        scratch = _Turn.__new__(_Turn)
+        scratch.__dict__.update(self.__dict__)
+        scratch.out = _Out(self.ctx, entities=self.out.entities)
+        who = scratch._who(clause)
+        if who is None:
+            return
+        scratch._facts(clause, who, time)
+        if uncertain:
+            claims = [f"{a.key.replace('_', ' ')} {a.value}" for a in scratch.out.attributes]
+            claims += [f"{r.label.replace('_', ' ')} {r.object}" for r in scratch.out.relations]
+            claims += [f"{a.verb} {a.object or ''}".strip() for a in scratch.out.actions]
+            if claims:
+                self.out.uncertainties.append(
+                    RawUncertainty(who, f"not certain: {claims[0]} ({clause.text[:160]})")
+                )
+            return
+        if clause.negated:
+            for a in scratch.out.attributes:
+                if a.key == "likes" and not re.search(
+                    r"\b(?:anymore|any more|no longer)\b", clause.text, re.I
+                ):
+                    self.out.attribute(a.entity, "dislikes", a.value)
+                else:
+                    self.out.attribute(a.entity, a.key, a.value, negated=True)
+            return
+        self.out.attributes += [a for a in scratch.out.attributes if a not in self.out.attributes]
+        self.out.relations += [r for r in scratch.out.relations if r not in self.out.relations]
+        self.out.actions += scratch.out.actions
+        self.used |= scratch.used
+
+    def _facts(self, c: Clause, who: str, time: TimeRef | None) -> None:
+        rest = c.rest
+        verb = c.verb
+        if verb == "be" and not c.passive and not c.progressive:
+            self._copula(c, who, rest)
+            return
+        if c.passive:
+            self._passive(c, who, rest)
+            return
+        np = noun_phrase(rest)
+        pps = _pp(rest)
+        if self._keyed(c, who, verb, rest, np, pps):
+            return
+        if c.modal == "intent" and c.intent_verb in (
+            "want",
+            "hope",
+            "plan",
+            "dream",
+            "wish",
+            "love",
+            "like",
+            "aspire",
+            "intend",
+            "think",
+            "consider",
+        ):
+            when = self._time(c, time, future=True)
+            if when is None and (np or pps) and verb not in v.LIGHT_VERBS | {"have"}:
+                obj = np or pps[0][1]
+                if not _pronoun_object(obj):
+                    self.out.attribute(who, "goals", f"{verb} {' '.join(obj)}")
+                return
+            if when is None:
+                return
+        self._action(c, who, np, pps, time)
+
+    def _time(self, c: Clause, time: TimeRef | None, *, future: bool = False) -> TimeRef | None:
+        ahead = future or c.modal in ("future", "intent") or (c.progressive and not c.past)
+        return resolve_time(c.text, self.ctx.observed_at, future=ahead) or time
+
+    def _action(
+        self,
+        c: Clause,
+        who: str,
+        np: list[str],
+        pps: list[tuple[str, list[str]]],
+        time: TimeRef | None,
+    ) -> None:
+        verb = c.verb + (f" {c.particle}" if c.particle else "")
+        if c.verb in v.LIGHT_VERBS and (c.verb not in v.OBJECT_VERBS or _pronoun_object(np)):
+            if not (c.verb in ("go", "come") and pps):
+                return
+        if _pronoun_object(np) and np:
+            return
+        place = ""
+        obj = list(np)
+        for prep, phrase in pps:
+            head = phrase[-1].lower()
+            typed = self.out.entities.get(" ".join(phrase).casefold())
+            is_place = (
+                (typed is not None and typed.type in ("place", "organization", "event"))
+                or head in gz.PLACE_WORDS
+                or " ".join(phrase).lower() in gz.PLACES
+                or head
+                in (
+                    "beach",
+                    "park",
+                    "museum",
+                    "gym",
+                    "school",
+                    "church",
+                    "office",
+                    "library",
+                    "shelter",
+                    "hospital",
+                    "center",
+                    "centre",
+                    "store",
+                    "restaurant",
+                    "cafe",
+                    "bar",
+                    "zoo",
+                    "theater",
+                    "studio",
+                    "class",
+                )
+            )
+            if prep in ("in", "at", "to", "near", "into") and is_place and not place:
+                place = " ".join(phrase)
+            elif not obj and prep not in ("about", "like", "than") and not _pronoun_object(phrase):
+                obj = phrase
+            elif obj and len(obj) + len(phrase) + 1 <= 8 and prep in ("with", "for", "from"):
+                obj = [*obj, prep, *phrase]
+        if not obj and not place:
+            return
+        if obj and _pronoun_object(obj):
+            return
+        when = self._time(c, time)
+        occurred, precision = (when.when, when.precision) if when else (None, None)
+        if occurred is None and c.past and re.search(r"\bjust\b", c.text, re.I):
+            occurred, precision = self.ctx.observed_at, "day"
+        if c.aspect:
+            verb = f"{c.aspect} {verb}"
+        summary = f"{who} {' '.join(c.words)}"
+        self.out.actions.append(
+            RawAction(
+                who,
+                verb,
+                " ".join(obj) or None,
+                summary[:240],
+                occurred,
+                place=place or None,
+                precision=precision,
+            )
+        )
+        if c.frequency and who.casefold() == self.speaker.casefold():
+            self.out.attribute(who, "habits", f"{c.verb} {' '.join(obj or [place])}")
+
+    # -- facts by verb ---------------------------------------------------------------------------
+
+    def _copula(self, c: Clause, who: str, rest: list[str]) -> None:
+        words = [
+            w
+            for w in rest
+            if w.lower()
+            not in (
+                "now",
+                "currently",
+                "officially",
+                "also",
+                "still",
+                "finally",
+                "actually",
+                "just",
+                "really",
+                "so",
+                "very",
+                "pretty",
+            )
+        ]
+        if not words:
+            return
+        first = words[0].lower()
+        nxt = words[1].lower() if len(words) > 1 else ""
+        if (
+            first.isdigit()
+            and 0 < int(first) < 120
+            and (len(words) == 1 or nxt in ("years", "year", "yrs", "y/o", "yo", "and", "now", "!"))
+        ):
+            self.out.attribute(who, "age", first)
+            return
+        if first in v.RELATIONSHIP_STATUS:
+            self.out.attribute(who, "relationship_status", v.RELATIONSHIP_STATUS[first])
+            if nxt in ("to", "with") and len(words) > 2 and words[2].casefold() in self.people:
+                other = self.out.entity(self.people[words[2].casefold()], "person")
+                self.out.relation(who, "married_to" if first == "married" else "partner_of", other)
+            return
+        if first == "in" and nxt == "a" and "relationship" in [w.lower() for w in words[:4]]:
+            self.out.attribute(who, "relationship_status", "dating")
+            return
+        if first == "from":
+            self._hometown(who, words[1:])
+            return
+        if first == "in" and len(words) > 1:
+            tail = [w.lower() for w in words[2:]]
+            if not (tail[:2] in (["for", "a"], ["for", "the"], ["on", "a"]) or "trip" in tail):
+                self._location(who, words[1:])
+            return
+        if first in v.NATIONALITIES:
+            self.out.attribute(who, "nationality", first.capitalize())
+            return
+        diet = (
+            first if first in v.DIETS else (nxt if first in ("a", "an") and nxt in v.DIETS else "")
+        )
+        if diet:
+            self.out.attribute(who, "diet", diet)
+            return
+        if first == "allergic" and nxt == "to":
+            for item in _list_items(words[2:]):
+                self.out.attribute(who, "allergies", item)
+            return
+        if first in ("into", "obsessed", "passionate", "crazy") or (
+            first in ("a", "an", "huge", "big") and "fan" in [w.lower() for w in words[:3]]
+        ):
+            start = 1
+            if "fan" in [w.lower() for w in words[:3]]:
+                start = [w.lower() for w in words].index("fan") + 2
+            elif first in ("obsessed", "passionate", "crazy"):
+                start = 2
+            for item in _list_items(words[start:]):
+                if not _pronoun_object(item.split()):
+                    self.out.attribute(who, "likes", item)
+            return
+        if first in ("based", "living") and nxt == "in":
+            self._location(who, words[2:])
+            return
+        if first in ("pregnant", "sick", "ill") or (first == "recovering" and nxt == "from"):
+            self.out.attribute(
+                who, "health", " ".join(noun_phrase(words[2:])) if nxt == "from" else first
+            )
+            return
+        if (first in ("a", "an", "the") or True) and self._job(who, words):
+            return
+        if first in ("a", "an") and nxt in ("student", "freshman", "sophomore", "junior", "senior"):
+            school = next((p for prep, p in _pp(words) if prep in ("at", "in")), None)
+            if school and school[0][:1].isupper():
+                self._school(who, school)
+            return
+        if first in ("my", "his", "her") and nxt in v.KIN and who != self.speaker:
+            if first == "my":
+                self._kin_relation(v.KIN[nxt], who)
+
+    def _job(self, who: str, words: list[str]) -> bool:
+        """ "a nurse practitioner at Mercy", "head of marketing", "the new CTO": a job title."""
+        title = _strip_articles(words[:])
+        if title and title[0].lower() in ("new", "former", "full-time", "part-time"):
+            title = title[1:] if title[0].lower() == "new" else title
+        phrase: list[str] = []
+        for i, w in enumerate(title):
+            low = w.lower()
+            if low in ("at", "for", "with", "in") or w in ",;:!?-" or low in v.BOUNDARY:
+                break
+            if low == "of" and not (
+                phrase and phrase[-1].lower() in ("head", "director", "vp", "chief", "president")
+            ):
+                break
+            phrase.append(w)
+            if len(phrase) >= 5:
+                break
+        if not phrase:
+            return False
+        head = phrase[-1].lower().rstrip(".")
+        if head not in gz.JOB_WORDS and not (
+            len(phrase) >= 3 and phrase[0].lower() in gz.JOB_WORDS and phrase[1].lower() == "of"
+        ):
+            return False
+        if phrase[0].lower() in ("good", "great", "bad", "terrible", "awesome", "amazing"):
+            return False
+        self.out.attribute(who, "job_title", " ".join(phrase))
+        rest = title[len(phrase) :]
+        if len(rest) >= 2 and rest[0].lower() in ("at", "for", "with"):
+            self._employer(who, rest[1:])
+        return True
+
+    def _employer(self, who: str, words: list[str]) -> None:
+        org = noun_phrase(words, 4)
+        if org and org[0][:1].isupper() and org[0].lower() not in gz.NOT_NAMES:
+            name = self.out.entity(" ".join(org), "organization")
+            self.used.add(name.casefold())
+            self.out.attribute(who, "employer", name)
+            self.out.relation(who, "works_at", name)
+
+    def _place(self, words: list[str]) -> str | None:
+        """The place a phrase names, if it names one: capitalized, or any name in a turn
+        written all in lower case."""
+        place = noun_phrase(words, 4)
+        if not place or place[0].lower() in gz.NOT_NAMES or place[0].lower() in v.PRONOUN_OBJECTS:
+            return None
+        if not place[0][:1].isupper():
+            if not self.lowercase or len(place) > 3 or place[-1].lower() in _COMMON_PLACES:
+                return None
+            place = [_cap(w) for w in place]
+        name = self.out.entity(" ".join(place), "place")
+        self.used.add(name.casefold())
+        return name
+
+    def _location(self, who: str, words: list[str]) -> None:
+        name = self._place(words)
+        if name:
+            self.out.attribute(who, "location", name)
+            self.out.relation(who, "lives_in", name)
+
+    def _hometown(self, who: str, words: list[str]) -> None:
+        name = self._place(words)
+        if name:
+            self.out.attribute(who, "hometown", name)
+            self.out.relation(who, "from", name)
+
+    def _school(self, who: str, words: list[str]) -> None:
+        name = self.out.entity(" ".join(words), "organization")
+        self.used.add(name.casefold())
+        self.out.attribute(who, "school", name)
+        self.out.relation(who, "studies_at", name)
+
+    def _passive(self, c: Clause, who: str, rest: list[str]) -> None:
+        verb = c.verb or lemma(
+            next(
+                (
+                    w
+                    for w in c.words
+                    if w.lower()
+                    in (
+                        "promoted",
+                        "married",
+                        "engaged",
+                        "hired",
+                        "divorced",
+                        "born",
+                        "raised",
+                        "diagnosed",
+                        "accepted",
+                        "adopted",
+                        "transferred",
+                    )
+                ),
+                "",
+            )
+        )
+        if not c.verb:
+            # "got promoted to ...": the participle sits before ``rest``.
+            idx = next((i for i, w in enumerate(c.words) if lemma(w.lower()) == verb), -1)
+            rest = c.words[idx + 1 :] if idx >= 0 else rest
+        pps = _pp(rest)
+        if verb in ("promote",) and pps and pps[0][0] == "to":
+            self._job(who, pps[0][1])
+            return
+        if verb in ("marry", "engage", "divorce"):
+            status = {"marry": "married", "engage": "engaged", "divorce": "divorced"}[verb]
+            self.out.attribute(who, "relationship_status", status)
+            for prep, phrase in pps:
+                if prep == "to" and phrase[0].casefold() in self.people:
+                    other = self.out.entity(self.people[phrase[0].casefold()], "person")
+                    self.out.relation(who, "married_to" if verb == "marry" else "partner_of", other)
+            return
+        if verb in ("hire", "accept", "transfer"):
+            for prep, phrase in pps:
+                if prep in ("at", "by", "to") and phrase[0][:1].isupper():
+                    if verb == "accept" and phrase[-1].lower() in v.SCHOOL_WORDS:
+                        self._school(who, phrase)
+                    else:
+                        self._employer(who, phrase)
+                    return
+        if verb in ("bear", "born", "raise"):
+            for prep, phrase in pps:
+                if prep == "in":
+                    self._hometown(who, phrase)
+                    return
+            return
+        if verb == "diagnose":
+            for prep, phrase in pps:
+                if prep == "with":
+                    self.out.attribute(who, "health", " ".join(phrase))
+            return
+
+    def _keyed(
+        self,
+        c: Clause,
+        who: str,
+        verb: str,
+        rest: list[str],
+        np: list[str],
+        pps: list[tuple[str, list[str]]],
+    ) -> bool:
+        """Facts with a canonical key; True when the clause said one (no action then)."""
+        low_np = [w.lower() for w in np]
+        prep_of = {p: phrase for p, phrase in reversed(pps)}
+        if verb in ("live", "reside") and "in" in prep_of:
+            self._location(who, prep_of["in"])
+            return not c.past
+        if verb in ("move", "relocate") and not (c.modal or c.progressive):
+            for prep in ("to", "into", "in"):
+                if prep in prep_of and self._place(prep_of[prep]):
+                    self._location(who, prep_of[prep])
+                    break
+            return False
+        if verb in ("grow",) and c.particle == "up" and "in" in prep_of:
+            self._hometown(who, prep_of["in"])
+            return True
+        if verb in ("go", "become", "turn") and low_np[:1] and low_np[0] in v.DIETS:
+            self.out.attribute(who, "diet", low_np[0])
+            return False
+        if verb in _ORG_VERBS and not c.past:
+            said = False
+            for prep, phrase in pps:
+                if prep in ("at", "for") and phrase[0][:1].isupper() and verb == "work":
+                    self._employer(who, phrase)
+                    said = True
+            for i, w in enumerate(rest):
+                if w.lower() == "as":
+                    said = self._job(who, rest[i + 1 :]) or said
+                    break
+            if verb == "work" and c.particle == "" and "on" in prep_of and not said:
+                project = prep_of["on"]
+                if project[0][:1].isupper():
+                    name = self.out.entity(" ".join(project), "other")
+                    self.used.add(name.casefold())
+                    self.out.relation(who, "works_on", name)
+                    return False
+            return said
+        if verb in ("quit", "leave") and np and np[0][:1].isupper():
+            name = " ".join(np)
+            if name.lower() in gz.ORGANIZATIONS or np[-1].lower() in gz.ORG_WORDS:
+                self.out.attribute(
+                    who, "employer", self.out.entity(name, "organization"), negated=True
+                )
+                return False
+        if verb == "join" and np and np[0][:1].isupper():
+            name = " ".join(np)
+            if name.lower() in gz.ORGANIZATIONS:
+                self._employer(who, np)
+            else:
+                org = self.out.entity(name, "organization")
+                self.used.add(org.casefold())
+                self.out.relation(who, "member_of", org)
+            return False
+        if verb == "start" and low_np[:2] in (["new", "job"], ["job"]) and "at" in prep_of:
+            self._employer(who, prep_of["at"])
+            return False
+        if verb == "get" and low_np[:1] in (["job"], ["new"]) and "at" in prep_of:
+            self._employer(who, prep_of["at"])
+            return False
+        if verb == "become":
+            return self._job(who, rest)
+        if verb in ("study", "major") and not c.past:
+            said = False
+            if "at" in prep_of and prep_of["at"][0][:1].isupper():
+                self._school(who, prep_of["at"])
+                said = True
+            field_ = np or prep_of.get("in", [])
+            if field_ and not _pronoun_object(field_) and not field_[0][:1].isupper():
+                self.out.attribute(who, "education", " ".join(field_))
+                said = True
+            return said
+        if verb == "graduate":
+            for prep, phrase in pps:
+                if prep in ("with", "in") and phrase:
+                    self.out.attribute(who, "education", " ".join(phrase))
+            return False
+        if verb == "learn" and np and not c.past:
+            for item in _list_items(rest):
+                self.out.attribute(who, "learning", item)
+            return True
+        if verb == "take" and low_np and low_np[-1] in ("lessons", "classes", "class", "lesson"):
+            subject = [w for w in np[:-1] if w.lower() not in ("some", "new")]
+            if subject and not c.past:
+                self.out.attribute(who, "learning", " ".join(subject))
+            return False
+        if verb == "speak" and np:
+            langs = [i for i in _list_items(rest) if i.lower() in gz.LANGUAGES]
+            for lang in langs:
+                self.out.attribute(who, "languages", lang.capitalize())
+            return bool(langs)
+        if (
+            verb
+            in ("like", "love", "enjoy", "adore", "prefer", "hate", "dislike", "detest", "stand")
+            and not c.past
+        ):
+            key = "dislikes" if verb in ("hate", "dislike", "detest", "stand") else "likes"
+            if verb == "stand" and not (c.negated and c.modal == "can"):
+                return False
+            if verb == "stand":
+                c.negated = False
+            items = rest
+            if rest and rest[0].lower() == "to" and len(rest) > 1:
+                items = [_gerund(lemma(rest[1].lower())), *rest[2:]]
+            said = False
+            for item in _list_items(items):
+                if not _pronoun_object(item.split()) and item.lower() not in ("you", "it"):
+                    self.out.attribute(who, key, item)
+                    said = True
+            return said
+        if (
+            verb in ("have", "get", "adopt", "own", "rescue")
+            and low_np
+            and len(_list_items(rest)) > 1
+        ):
+            said = False
+            for item in _list_items(rest):
+                words = item.split()
+                sub = _Clause_like(c, words)
+                said = self._keyed(sub, who, verb, words, words, []) or said
+            return said
+        if verb in ("have", "get", "adopt", "own", "rescue") and low_np:
+            head = low_np[-1]
+            if " ".join(low_np[-2:]) in gz.PETS:
+                head = " ".join(low_np[-2:])
+            if head in gz.PETS or head.rstrip("s") in gz.PETS:
+                if not any(w[:1].isupper() for w in np[1:]):
+                    count = low_np[0] if low_np[0] in ("two", "three", "2", "3") else ""
+                    self.out.attribute(who, "pets", f"{count} {head}".strip())
+                return verb == "have" and not c.past
+            if head in v.FAMILY_WORDS and verb == "have" and who == self.speaker:
+                self.out.attribute(who, "family", " ".join(np))
+                return True
+            if head in ("allergy", "allergies") and verb == "have":
+                what = " ".join(np[:-1])
+                if what:
+                    self.out.attribute(who, "allergies", what)
+                return True
+            if head in v.HEALTH_CONDITIONS and verb in ("have", "get"):
+                self.out.attribute(who, "health", " ".join(np))
+                return verb == "have"
+        if verb in v.INJURY_VERBS and len(low_np) >= 1 and low_np[-1] in v.BODY_PARTS:
+            part = low_np[-1]
+            state = {
+                "break": "broken",
+                "sprain": "sprained",
+                "tear": "torn",
+                "twist": "twisted",
+                "fracture": "fractured",
+                "dislocate": "dislocated",
+            }.get(verb, "injured")
+            self.out.attribute(who, "health", f"{state} {part}")
+            return False
+        if verb == "turn" and low_np and low_np[0].isdigit():
+            self.out.attribute(who, "age", low_np[0])
+            return True
+        return False

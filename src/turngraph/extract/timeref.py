@@ -1,15 +1,24 @@
-"""Resolving time expressions ("yesterday", "last Friday", "two weeks ago") against a turn."""
+"""Resolving time expressions against a turn's time, with the precision they were said at.
+
+"yesterday" is a day, "last weekend" a week, "in May" a month, "last summer" a season,
+"three years ago" a year. Past and future expressions both resolve ("next Tuesday", "in two
+weeks", "this weekend"); a bare weekday ("on Monday") counts back in a past-tense clause and
+forward in a future one. Every pattern is a plain alternation with no nested repetition, so
+matching is linear in the text.
+"""
 
 from __future__ import annotations
 
 import calendar
 import re
 from datetime import UTC, datetime, timedelta
+from typing import NamedTuple
 
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
 MONTHS["sept"] = 9
+SEASONS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 NUMBER_WORDS = {
     "a": 1,
     "an": 1,
@@ -27,37 +36,61 @@ NUMBER_WORDS = {
     "twelve": 12,
     "a couple of": 2,
     "couple of": 2,
+    "a couple": 2,
     "a few": 3,
     "few": 3,
     "several": 3,
 }
 _NUM = (
-    r"(\d+|a couple of|couple of|a few|few|several|an?|one|two|three|four|five|six|seven|"
-    r"eight|nine|ten|eleven|twelve)"
+    r"(\d{1,3}|a couple of|couple of|a couple|a few|few|several|an?|one|two|three|four|five|"
+    r"six|seven|eight|nine|ten|eleven|twelve)"
 )
 _MONTH = (
     r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
+_WEEKDAY = "(" + "|".join(WEEKDAYS) + ")"
+_SEASON = r"(spring|summer|fall|autumn|winter)"
 
-_AGO = re.compile(rf"\b{_NUM}\s+(day|week|month|year)s?\s+ago\b", re.I)
-_LAST_UNIT = re.compile(r"\b(last|this past|past)\s+(night|week|weekend|month|year)\b", re.I)
-_LAST_WEEKDAY = re.compile(r"\b(?:last|this past|on)\s+(" + "|".join(WEEKDAYS) + r")\b", re.I)
+
+class TimeRef(NamedTuple):
+    when: datetime
+    phrase: str
+    precision: str  # day | week | month | season | year
+
+
+_AGO = re.compile(rf"\b{_NUM}\s+(day|week|month|year)s?\s+(?:ago|back|earlier)\b", re.I)
+_IN_UNITS = re.compile(rf"\b(?:in|within)\s+{_NUM}\s+(day|week|month|year)s?\b", re.I)
+_RELATIVE_UNIT = re.compile(
+    r"\b(last|this past|past|next|this|the following|the previous|earlier this|later this)\s+"
+    r"(night|week|weekend|month|year)\b",
+    re.I,
+)
+_THE_UNIT_BEFORE = re.compile(r"\bthe\s+(day|week|month|year)\s+before\b", re.I)
+_RELATIVE_WEEKDAY = re.compile(
+    rf"\b(last|this past|next|this coming|coming|this|on|this last)\s+{_WEEKDAY}\b", re.I
+)
+_BARE_WEEKDAY = re.compile(rf"\b{_WEEKDAY}\b", re.I)
+_SEASON_REF = re.compile(rf"\b(last|this past|next|this|this coming)\s+{_SEASON}\b", re.I)
+_OVER_WEEKEND = re.compile(r"\b(?:over|on|during) the weekend\b", re.I)
 _DAY_MONTH_YEAR = re.compile(
-    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s*(\d{{4}})?\b", re.I
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b,?\s*(\d{{4}})?", re.I
 )
 _MONTH_DAY_YEAR = re.compile(
-    rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s*(\d{{4}}))?\b", re.I
+    rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s*(\d{{4}}))?", re.I
 )
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_IN_MONTH = re.compile(rf"\bin\s+{_MONTH}(?:\s+(\d{{4}}))?\b", re.I)
-_IN_YEAR = re.compile(r"\bin\s+((?:19|20)\d{2})\b")
+_IN_MONTH = re.compile(rf"\b(in|last|next|this|since|by|until)\s+{_MONTH}\b(?:\s+(\d{{4}}))?", re.I)
+_IN_YEAR = re.compile(r"\b(?:in|since|back in|during)\s+((?:19|20)\d{2})\b", re.I)
 _SIMPLE = [
     (re.compile(r"\bthe day before yesterday\b", re.I), -2),
-    (re.compile(r"\byesterday\b", re.I), -1),
+    (re.compile(r"\bthe day after tomorrow\b", re.I), 2),
+    (re.compile(r"\b(?:yesterday|last night)\b", re.I), -1),
+    (re.compile(r"\btomorrow\b", re.I), 1),
     (
         re.compile(
-            r"\b(today|tonight|this (morning|afternoon|evening)|earlier today|just now)\b", re.I
+            r"\b(?:today|tonight|this (?:morning|afternoon|evening)|earlier today|just now)\b",
+            re.I,
         ),
         0,
     ),
@@ -88,50 +121,101 @@ def _safe_date(year: int, month: int, day: int, ref: datetime) -> datetime | Non
         return None
 
 
-def resolve_time(text: str, ref: datetime) -> tuple[datetime, str] | None:
-    """The moment a clause refers to, and the phrase that said so; None if it names none.
+def _units(ref: datetime, n: int, unit: str) -> tuple[datetime, str]:
+    """``ref`` moved by ``n`` units (negative: back), and the precision of that unit."""
+    if unit == "day":
+        return ref + timedelta(days=n), "day"
+    if unit == "week":
+        return ref + timedelta(weeks=n), "week"
+    if unit == "month":
+        return _shift_months(ref, n), "month"
+    return _shift_months(ref, 12 * n), "year"
 
-    Relative expressions count back from ``ref`` (the turn's time). A date without a year is
-    taken in the past year closest to ``ref``.
+
+def _weekday(ref: datetime, name: str, *, forward: bool) -> datetime:
+    """The nearest such weekday after ``ref`` (forward) or before it."""
+    target = WEEKDAYS.index(name.lower())
+    if forward:
+        ahead = (target - ref.weekday()) % 7 or 7
+        return ref + timedelta(days=ahead)
+    back = (ref.weekday() - target) % 7 or 7
+    return ref - timedelta(days=back)
+
+
+def _season(ref: datetime, name: str, which: str) -> datetime:
+    month = SEASONS[name.lower()]
+    year = ref.year
+    if which in ("last", "this past"):
+        year = ref.year if ref.month >= month + 3 else ref.year - 1
+    elif which in ("next", "this coming"):
+        year = ref.year if ref.month < month else ref.year + 1
+    return ref.replace(year=year, month=month, day=1)
+
+
+def resolve_time(text: str, ref: datetime, *, future: bool = False) -> TimeRef | None:
+    """The moment a clause refers to, the phrase that said so and its precision; None if none.
+
+    Relative expressions count from ``ref`` (the turn's time). ``future`` says the clause
+    speaks of what is to come, so a bare "on Friday" means the next one. A date without a
+    year is taken in the year that puts it on the clause's side of ``ref``.
     """
     ref = ref.astimezone(UTC)
     for pattern, days in _SIMPLE:
         m = pattern.search(text)
         if m:
-            return ref + timedelta(days=days), m.group(0)
+            return TimeRef(ref + timedelta(days=days), m.group(0), "day")
     m = _AGO.search(text)
     if m:
-        n, unit = _number(m.group(1)), m.group(2).lower()
-        if unit == "day":
-            return ref - timedelta(days=n), m.group(0)
-        if unit == "week":
-            return ref - timedelta(weeks=n), m.group(0)
-        if unit == "month":
-            return _shift_months(ref, -n), m.group(0)
-        return _shift_months(ref, -12 * n), m.group(0)
-    m = _LAST_WEEKDAY.search(text)
+        when, precision = _units(ref, -_number(m.group(1)), m.group(2).lower())
+        return TimeRef(when, m.group(0), precision)
+    m = _IN_UNITS.search(text)
     if m:
-        target = WEEKDAYS.index(m.group(1).lower())
-        back = (ref.weekday() - target) % 7 or 7
-        return ref - timedelta(days=back), m.group(0)
-    m = _LAST_UNIT.search(text)
+        when, precision = _units(ref, _number(m.group(1)), m.group(2).lower())
+        return TimeRef(when, m.group(0), precision)
+    m = _THE_UNIT_BEFORE.search(text)
     if m:
-        unit = m.group(2).lower()
+        when, precision = _units(ref, -1, m.group(1).lower())
+        return TimeRef(when, m.group(0), precision)
+    m = _RELATIVE_WEEKDAY.search(text)
+    if m:
+        which = m.group(1).lower()
+        forward = which in ("next", "this coming", "coming") or (which in ("on", "this") and future)
+        return TimeRef(_weekday(ref, m.group(2), forward=forward), m.group(0), "day")
+    m = _BARE_WEEKDAY.search(text)
+    if m:
+        return TimeRef(_weekday(ref, m.group(1), forward=future), m.group(0), "day")
+    m = _OVER_WEEKEND.search(text)
+    if m:
+        sat = _weekday(ref, "saturday", forward=future)
+        return TimeRef(sat, m.group(0), "week")
+    m = _RELATIVE_UNIT.search(text)
+    if m:
+        which, unit = m.group(1).lower(), m.group(2).lower()
+        step = 1 if which in ("next", "the following") else -1
+        if which in ("this", "earlier this", "later this"):
+            step = 0
         if unit == "night":
-            return ref - timedelta(days=1), m.group(0)
-        if unit == "week":
-            return ref - timedelta(weeks=1), m.group(0)
+            return TimeRef(ref + timedelta(days=min(step, 0)), m.group(0), "day")
         if unit == "weekend":
-            back = (ref.weekday() - 5) % 7 or 7
-            return ref - timedelta(days=back), m.group(0)
-        if unit == "month":
-            return _shift_months(ref, -1), m.group(0)
-        return _shift_months(ref, -12), m.group(0)
+            if step == 0:
+                sat = _weekday(ref, "saturday", forward=future or ref.weekday() < 5)
+            elif step > 0:
+                sat = _weekday(ref, "saturday", forward=True) + timedelta(weeks=1)
+                if ref.weekday() < 5:
+                    sat -= timedelta(weeks=1)
+            else:
+                sat = _weekday(ref, "saturday", forward=False)
+            return TimeRef(sat, m.group(0), "week")
+        when, precision = _units(ref, step, unit)
+        return TimeRef(when, m.group(0), precision)
+    m = _SEASON_REF.search(text)
+    if m:
+        return TimeRef(_season(ref, m.group(2), m.group(1).lower()), m.group(0), "season")
     m = _ISO.search(text)
     if m:
         found = _safe_date(int(m.group(1)), int(m.group(2)), int(m.group(3)), ref)
         if found:
-            return found, m.group(0)
+            return TimeRef(found, m.group(0), "day")
     for pattern, day_group, month_group, year_group in (
         (_DAY_MONTH_YEAR, 1, 2, 3),
         (_MONTH_DAY_YEAR, 2, 1, 3),
@@ -141,22 +225,29 @@ def resolve_time(text: str, ref: datetime) -> tuple[datetime, str] | None:
             day, month = int(m.group(day_group)), _month(m.group(month_group))
             year = int(m.group(year_group)) if m.group(year_group) else ref.year
             found = _safe_date(year, month, day, ref)
-            if found and not m.group(year_group) and found > ref:
-                found = _safe_date(year - 1, month, day, ref)
+            if found and not m.group(year_group):
+                if not future and found > ref + timedelta(days=1):
+                    found = _safe_date(year - 1, month, day, ref)
+                elif future and found < ref - timedelta(days=1):
+                    found = _safe_date(year + 1, month, day, ref)
             if found:
-                return found, m.group(0)
+                return TimeRef(found, m.group(0).strip(), "day")
     m = _IN_MONTH.search(text)
     if m:
-        month = _month(m.group(1))
-        year = int(m.group(2)) if m.group(2) else ref.year
+        month = _month(m.group(2))
+        year = int(m.group(3)) if m.group(3) else ref.year
         found = _safe_date(year, month, 1, ref)
-        if found and not m.group(2) and found > ref:
-            found = _safe_date(year - 1, month, 1, ref)
+        ahead = future or m.group(1).lower() in ("next", "by", "until")
+        if found and not m.group(3):
+            if not ahead and found > ref:
+                found = _safe_date(year - 1, month, 1, ref)
+            elif ahead and found.month < ref.month:
+                found = _safe_date(year + 1, month, 1, ref)
         if found:
-            return found, m.group(0)
+            return TimeRef(found, m.group(0), "month")
     m = _IN_YEAR.search(text)
     if m:
         found = _safe_date(int(m.group(1)), 1, 1, ref)
         if found:
-            return found, m.group(0)
+            return TimeRef(found, m.group(0), "year")
     return None

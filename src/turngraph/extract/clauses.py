@@ -1,0 +1,432 @@
+"""Sentences into clauses, and each clause into who, what verb, how said, and the rest.
+
+No tagger: a clause is read left to right with closed word classes (auxiliaries, modals,
+negations, adverbs) and a list of common verbs. A sentence splits at punctuation and at
+conjunctions that start a new clause ("and lives in Frankfurt", "because I moved"), never
+inside a list ("the kids and work"). Every step is a single pass over the tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from turngraph.extract import gazetteers as gz
+from turngraph.extract import vocab as v
+from turngraph.extract.lexicon import IRREGULAR, lemma
+
+_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)|[.!?]+")
+_TOKEN = re.compile(
+    r"n't|'(?:m|re|ve|ll|d|s)\b|[A-Za-z\u00c0-\u024f0-9]+(?:[.&/-][A-Za-z\u00c0-\u024f0-9]+)*"
+    r"(?:'(?!(?:m|re|ve|ll|d|s)\b)[A-Za-z]+)?|[$%]?\d+(?:[.,:]\d+)*|[,;:()\"!?-]"
+)
+_CONTRACTION = re.compile(r"\b(ca|wo|ai|sha)n't\b", re.I)
+_FULL = {"ca": "can", "wo": "will", "ai": "is", "sha": "shall"}
+MAX_CLAUSE_TOKENS = 60
+_PAST_IRREGULAR = frozenset(
+    w for w, base in IRREGULAR.items() if w not in ("am", "is", "are", "has", "does", "goes")
+)
+_PARTICIPLES = frozenset(
+    ["promoted", "married", "engaged", "hired", "divorced", "accepted", "fired", "laid", "diagnosed", "elected", "selected", "injured", "bitten", "stuck", "born", "raised", "admitted", "transferred", "offered", "adopted", "named", "called", "involved", "based", "located", "invited", "nominated", "awarded", "robbed", "scammed", "dumped"]
+)
+_CUTS = frozenset(',;:()"-')
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of ``text``: split at . ! ? and line breaks ("a@b.com" may split; harmless)."""
+    out = []
+    for m in _SENTENCE.finditer(text):
+        s = m.group(0).strip()
+        if s and any(ch.isalnum() for ch in s):
+            out.append(s)
+    return out
+
+
+def tokens(sentence: str) -> list[str]:
+    """Word tokens with contractions split ("I'm" -> "I", "'m"; "can't" -> "can", "n't")."""
+    text = _CONTRACTION.sub(lambda m: _FULL[m.group(1).lower()] + " n't", sentence)
+    text = re.sub(r"(?<=[A-Za-z])n't\b", " n't", text)
+    text = re.sub(r"(?<=[A-Za-z])'(m|re|ve|ll|d|s)\b", r" '\1", text)
+    return _TOKEN.findall(text)
+
+
+def is_verb(word: str) -> bool:
+    low = word.lower()
+    return low in IRREGULAR or lemma(low) in v.VERBS
+
+
+def is_finite(word: str) -> bool:
+    """A verb form that can head a clause with its own subject (not a bare -ing form)."""
+    low = word.lower()
+    if low in v.BE or low in v.HAVE or low in v.DO or low in v.MODALS:
+        return low != "being"
+    if low.endswith("ing"):
+        return False
+    if low in _PAST_IRREGULAR:
+        return True
+    base = lemma(low)
+    return base in v.VERBS and (low.endswith("ed") or (low.endswith("s") and low != base))
+
+
+def is_past(word: str) -> bool:
+    low = word.lower()
+    return (low.endswith("ed") and lemma(low) in v.VERBS) or low in _PAST_IRREGULAR
+
+
+@dataclass
+class Clause:
+    """One clause: who it is about, its verb, how it was said, and what follows the verb."""
+
+    words: list[str]
+    subject: str = ""  # "self", "person", "you", "kin", "other" or "" (none found)
+    name: str = ""  # the person a "person" subject names
+    kin: str = ""  # "sister" in "my sister Emma ..."
+    elided: bool = False
+    verb: str = ""  # lemma of the main verb; "be" for a copula
+    verb_word: str = ""
+    particle: str = ""
+    rest: list[str] = field(default_factory=list)
+    negated: bool = False
+    hedged: bool = False
+    modal: str = ""  # future | intent | would | can | must | used_to
+    intent_verb: str = ""
+    aspect: str = ""  # start | stop | keep | continue | finish
+    progressive: bool = False
+    perfect: bool = False
+    passive: bool = False
+    past: bool = False
+    frequency: bool = False
+    lead: str = ""  # the conjunction that opened it (because, if, which, ...)
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.words)
+
+
+def split_clauses(words: list[str]) -> list[tuple[str, list[str]]]:
+    """(opening conjunction or punctuation, tokens) per clause, lists kept whole."""
+    parts: list[tuple[str, list[str]]] = []
+    lead, current = "", []
+    for i, w in enumerate(words):
+        low = w.lower()
+        nxt = words[i + 1 :]
+        if w in _CUTS or w in "!?":
+            if current:
+                parts.append((lead, current))
+            lead, current = ("," if w not in "!?" else ""), []
+            continue
+        if (
+            low in v.BOUNDARY
+            and current
+            and (_opens_clause(nxt, low) or (low == "and" and _opens_infinitive(current, nxt)))
+        ):
+            parts.append((lead, current))
+            lead, current = low, []
+            continue
+        current.append(w)
+        if len(current) >= MAX_CLAUSE_TOKENS:
+            parts.append((lead, current))
+            lead, current = "", []
+    if current:
+        parts.append((lead, current))
+    merged: list[tuple[str, list[str]]] = []
+    for lead, part in parts:
+        # A comma-cut piece that opens no clause continues a list: "running, reading, or ...".
+        if merged and lead == "," and not _opens_clause(part, ",") and _is_list_item(part):
+            merged[-1] = (merged[-1][0], [*merged[-1][1], ",", *part])
+        else:
+            merged.append((lead, part))
+    return merged
+
+
+def _is_list_item(part: list[str]) -> bool:
+    first = part[0].lower()
+    if first in ("or", "and"):
+        return True
+    if first in v.BOUNDARY or first in v.SUBJECT_PRONOUNS or first in v.DISCOURSE:
+        return False
+    return len(part) <= 4 and not any(is_finite(w) for w in part)
+
+
+def _opens_clause(nxt: list[str], conj: str) -> bool:
+    """Whether the words after a conjunction start a clause of their own."""
+    i = 0
+    while i < len(nxt) and nxt[i].lower() in v.ADVERBS | {"then", "also", "now"}:
+        i += 1
+    if i >= len(nxt):
+        return False
+    w, low = nxt[i], nxt[i].lower()
+    if conj in ("because", "if", "although", "though", "unless", "whereas", "which", "who"):
+        return True
+    if low in ("i", "we", "he", "she", "they", "you", "it", "there"):
+        return True
+    if low in ("my", "our", "his", "her"):
+        return any(is_finite(x) for x in nxt[i + 1 : i + 5])
+    if w[:1].isupper() and i + 1 < len(nxt) and is_finite(nxt[i + 1]):
+        return True
+    if conj in ("and", "but", "then", "so", "or"):
+        return is_finite(w)
+    return False
+
+
+def _opens_infinitive(before: list[str], nxt: list[str]) -> bool:
+    """ "... going to continue my studies and check out careers": a bare verb after "and"
+    continues an infinitive or a modal, and so starts a clause that shares its subject."""
+    if not nxt or not is_verb(nxt[0]) or nxt[0].lower().endswith(("ing", "ed")):
+        return False
+    return any(w.lower() in ("to", "will", "'ll", "can", "should", "must") for w in before)
+
+
+def parse_clause(
+    lead: str, words: list[str], people: dict[str, str], *, pronoun: str = ""
+) -> Clause:
+    """Read a clause's subject and verb group. ``people`` maps a lower-cased name to the
+    person it names; ``pronoun`` is whom "he" or "she" points back to ("" if no one)."""
+    c = Clause(words=words, lead=lead)
+    i, n = 0, len(words)
+    while i < n and (words[i].lower() in v.DISCOURSE or words[i].lower() in v.ADVERBS):
+        i += 1
+    i = _subject(c, words, i, people, pronoun)
+    _verb_group(c, words, i)
+    return c
+
+
+def _subject(c: Clause, words: list[str], i: int, people: dict[str, str], pronoun: str) -> int:
+    n = len(words)
+    if i >= n:
+        return i
+    w, low = words[i], words[i].lower()
+    if low in ("i", "we"):
+        c.subject = "self"
+        return i + 1
+    if low == "me" and i + 2 < n and words[i + 1].lower() == "and":
+        c.subject = "self"
+        return i + 3
+    if low in ("he", "she"):
+        c.subject, c.name = ("person", pronoun) if pronoun else ("other", "")
+        return i + 1
+    if low in ("you", "ya"):
+        c.subject = "you"
+        return i + 1
+    if low in v.SUBJECT_PRONOUNS or low in ("everyone", "everybody", "someone", "nobody"):
+        c.subject = "other"
+        return i + 1
+    if low in ("my", "our") and i + 1 < n:
+        j = i + 1
+        while (
+            j < n
+            and j < i + 3
+            and words[j].lower()
+            in ("little", "older", "younger", "big", "best", "new", "old", "baby")
+        ):
+            j += 1
+        kin = words[j].lower() if j < n else ""
+        if kin in gz.PETS and j + 1 < n and words[j + 1].lower() in people:
+            c.subject, c.name = "person", people[words[j + 1].lower()]
+            return _skip_name(words, j + 1)
+        if kin in v.KIN:
+            k = j + 1
+            if k < n and words[k] == ",":
+                k += 1
+            if k < n and words[k].lower() in people:
+                c.subject, c.name, c.kin = "person", people[words[k].lower()], kin
+                return _skip_name(words, k)
+            c.subject, c.kin = "kin", kin
+            return j + 1
+        c.subject = "other"
+        return _skip_noun_phrase(words, i + 1)
+    if low in people and not (i + 1 < n and words[i + 1] == "'s" and _possessive(words, i + 2)):
+        end = _skip_name(words, i)
+        if end + 1 < n and words[end].lower() == "and" and words[end + 1].lower() == "i":
+            c.subject = "self"
+            return end + 2
+        c.subject, c.name = "person", people[low]
+        return end
+    if w[:1].isupper() and not is_verb(w):
+        c.subject = "other"
+        return _skip_noun_phrase(words, i)
+    if is_verb(w) or low in ("just", "got", "going", "finally", "gonna"):
+        c.subject, c.elided = "", True
+        return i
+    if low in v.DETERMINERS or not is_verb(w):
+        c.subject = "other"
+        return _skip_noun_phrase(words, i)
+    return i
+
+
+def _possessive(words: list[str], i: int) -> bool:
+    """After "Name 's": a noun follows (possessive), not a complement or verb ("is")."""
+    if i >= len(words):
+        return False
+    low = words[i].lower()
+    if low in ("a", "an", "the", "not", "from", "in", "at", "so", "really", "been", "got"):
+        return False
+    return not (low.endswith("ing") or is_past(low) or low.isdigit())
+
+
+def _skip_name(words: list[str], i: int) -> int:
+    i += 1
+    while i < len(words) and words[i][:1].isupper() and words[i].lower() not in ("i",):
+        i += 1
+    return i
+
+
+def _skip_noun_phrase(words: list[str], i: int) -> int:
+    n = len(words)
+    start = i
+    while i < n and i - start < 6:
+        low = words[i].lower()
+        if (
+            i > start
+            and (is_finite(words[i]) or low in v.MODALS or low in v.NEGATIONS)
+            and low not in ("'s",)
+        ):
+            return i
+        if low in v.BOUNDARY or words[i] in _CUTS:
+            return i
+        i += 1
+    return i
+
+
+def _verb_group(c: Clause, words: list[str], i: int) -> None:
+    n = len(words)
+    copula = ""  # a form of "be" still waiting for what follows its adverbs or negation
+    while i < n:
+        w, low = words[i], words[i].lower()
+        nxt = words[i + 1].lower() if i + 1 < n else ""
+        nxt2 = words[i + 2].lower() if i + 2 < n else ""
+        if copula and not (
+            low in v.FREQUENCY or low in v.HEDGES or low in v.ADVERBS or low in v.NEGATIONS
+        ):
+            if low.endswith("ing") and is_verb(low):
+                c.progressive = True
+            elif low in _PARTICIPLES:
+                c.passive = True
+            else:
+                c.verb, c.verb_word, c.rest = "be", copula, words[i:]
+                return
+        if low in v.FREQUENCY:
+            c.frequency = True
+        elif low in v.HEDGES:
+            c.hedged = True
+        elif low in v.ADVERBS:
+            pass
+        elif low in v.NEGATIONS:
+            c.negated = True
+        elif low == "no" and nxt == "longer":
+            c.negated = True
+            i += 1
+        elif low in ("will", "'ll", "shall"):
+            c.modal = c.modal or "future"
+        elif low in ("would", "'d"):
+            if nxt in ("love", "like") and nxt2 == "to":
+                c.modal, c.intent_verb = "intent", nxt
+                i += 3
+                continue
+            if is_past(nxt) and nxt not in ("had",):
+                c.perfect = True
+            else:
+                c.modal = "would"
+        elif low in ("can", "could"):
+            c.modal = c.modal or "can"
+        elif low in ("should", "must"):
+            c.modal = "must"
+        elif low in ("might", "may"):
+            c.hedged = True
+        elif low in v.BE:
+            if nxt == "going" and nxt2 == "to":
+                c.modal = "future"
+                i += 3
+                continue
+            if nxt == "about" and nxt2 == "to":
+                c.modal = "future"
+                i += 3
+                continue
+            if low in ("was", "were"):
+                c.past = True
+            if nxt.endswith("ing") and is_verb(nxt) and nxt not in ("thing", "something"):
+                c.progressive = True
+            elif nxt in _PARTICIPLES or (is_past(nxt) and nxt2 in ("to", "by", "at", "in", "as")):
+                c.passive = True
+            elif nxt in v.NEGATIONS or nxt in v.ADVERBS or nxt in v.FREQUENCY or nxt in v.HEDGES:
+                copula = w
+            elif not (nxt == "being"):
+                c.verb, c.verb_word = "be", w
+                c.rest = words[i + 1 :]
+                return
+        elif low in v.HAVE and (
+            is_past(nxt)
+            or nxt
+            in (
+                "been",
+                "got",
+                "gotten",
+                "just",
+                "never",
+                "always",
+                "already",
+                "finally",
+                "not",
+                "n't",
+                "recently",
+                "also",
+            )
+        ):
+            c.perfect = True
+        elif low in v.HAVE and nxt == "to":
+            c.modal = "must"
+            i += 2
+            continue
+        elif low in v.DO and (nxt in v.NEGATIONS or (is_verb(nxt) and nxt not in ("it", "so"))):
+            if low == "did":
+                c.past = True
+        elif low == "going" and nxt == "to" and not c.aspect and is_verb(nxt2):
+            c.modal = "future"
+            i += 2
+            continue
+        elif low == "used" and nxt == "to":
+            c.modal = "used_to"
+            i += 2
+            continue
+        elif (lemma(low) in v.INTENT_VERBS or low in ("need", "needs", "needed")) and nxt == "to":
+            c.modal, c.intent_verb = "intent", lemma(low)
+            i += 2
+            continue
+        elif low in ("thinking", "considering", "dreaming") and (
+            nxt in ("about", "of") or nxt.endswith("ing")
+        ):
+            c.modal, c.intent_verb = "intent", lemma(low)
+            i += 2 if nxt in ("about", "of") else 1
+            continue
+        elif (low == "got" or low == "get" or low == "gets") and nxt in _PARTICIPLES:
+            c.passive = True
+        elif (
+            lemma(low) in v.ASPECT_VERBS
+            and (nxt.endswith("ing") or nxt == "to")
+            and (is_verb(nxt2 if nxt == "to" else nxt))
+        ):
+            c.aspect = lemma(low)
+            if is_past(low):
+                c.past = True
+            i += 2 if nxt == "to" else 1
+            continue
+        elif low == "been" and nxt.endswith("ing"):
+            c.progressive = True
+        elif low == "been":
+            c.verb, c.verb_word = "be", w
+            c.rest = words[i + 1 :]
+            return
+        else:
+            c.verb_word = w
+            c.verb = "be" if low in v.BE else lemma(low)
+            if low.endswith("ing"):
+                c.progressive = True
+            elif is_past(low):
+                c.past = True
+            j = i + 1
+            if j < n and words[j].lower() in v.PARTICLES:
+                c.particle = words[j].lower()
+                j += 1
+            c.rest = words[j:]
+            return
+        i += 1

@@ -1,0 +1,100 @@
+"""Instructions to the assistant, wherever they stand in a sentence.
+
+"Please keep your answers short", "Whenever I ask for code, use Python", "from now on call me
+Sam", "I'd like you to reply in French", "don't use emoji": a standing rule for how the
+assistant should behave. A statement about oneself ("I always go for a run") is not one, and
+neither is a one-off request that names nothing about the assistant's replies ("take a look
+at this", "keep it up").
+"""
+
+from __future__ import annotations
+
+import re
+
+from turngraph.extract import vocab as v
+
+_PREFIX = re.compile(
+    r"^(?:(?:ok(?:ay)?|also|and|oh|btw|by the way|one more thing|hey|hi)\W+)*"
+    r"(?P<lead>(?:please\s+)?(?:(?:can|could|would|will) you(?: please)?(?: always| never)?\s+|"
+    r"I (?:want|need|would like|'d like|'d prefer|prefer|would prefer) (?:you|it if you) to\s+|"
+    r"I'd prefer (?:it )?if you\s+|"
+    r"(?:from now on|going forward|in (?:the )?future|for the rest of (?:this|our) "
+    r"(?:chat|conversation)|for all (?:future )?(?:answers|replies|responses)|in general)"
+    r"\W+(?:please\s+)?|"
+    r"(?:whenever|every time|each time|when|if) (?:I|we)\b[^,]{1,80},\s*(?:please\s+)?|"
+    r"please\s+|pls\s+|plz\s+)?)",
+    re.I,
+)
+_CALL_ME = re.compile(r"^(?:just\s+)?call me\s+([A-Za-z][\w'-]{0,30})\b", re.I)
+_NEGATIVE = re.compile(r"^(always|never|don't|do not|do n't|stop|avoid|no more)\s+(\w+)", re.I)
+_PREFER = re.compile(
+    r"^I (?:prefer|like|want|need) (?:short|shorter|brief|concise|detailed|longer|simple|"
+    r"plain|casual|formal)?\s*(?:answers|replies|responses|explanations|summaries)\b",
+    re.I,
+)
+_KEEP_SHORT = re.compile(
+    r"^(?:keep|make)\s+(?:your\s+|the\s+)?(?:answers|replies|responses|messages|it|them|"
+    r"things|explanations)\s+(?:short|brief|concise|simple|sweet|casual|formal|under|to|in)\b",
+    re.I,
+)
+
+
+def find_instruction(sentence: str) -> tuple[str, str, str | None] | None:
+    """(label, description, name for "call me X") if ``sentence`` instructs the assistant."""
+    text = " ".join(sentence.strip().split())
+    body = text.rstrip(".!? ")
+    m = _PREFIX.match(body)
+    lead = (m.group("lead") or "") if m else ""
+    core = body[m.end() :] if m else body
+    question = text.endswith("?")
+    standing = bool(
+        re.search(
+            r"\b(from now on|going forward|in (?:the )?future|always|never|whenever|every time|"
+            r"each time|for the rest of)\b",
+            body,
+            re.I,
+        )
+    )
+    if question and not standing:
+        return None
+    call = _CALL_ME.match(core)
+    if call:
+        name = call.group(1)
+        return f"call the user {name}", f"{body}.", name
+    if _PREFER.match(core) or _KEEP_SHORT.match(core):
+        return _label(core), f"{body}.", None
+    neg = _NEGATIVE.match(core)
+    if neg:
+        verb = neg.group(2).lower()
+        after = core[neg.end() :].split()
+        if verb in ("up",) or (after and after[0].lower() in ("up", "worrying")):
+            return None
+        if verb in v.INSTRUCTION_VERBS or (lead and verb.endswith("ing")):
+            if verb in ("give", "stop", "be") and not _mentions_output(core) and not lead:
+                return None
+            return _label(core), f"{body}.", None
+        return None
+    first = core.split()[0].lower() if core.split() else ""
+    if first in v.INSTRUCTION_VERBS:
+        after = core.split()[1:2]
+        if after and after[0].lower() in ("up", "it", "in") and first in ("keep", "check"):
+            return None
+        if lead and (first in v.DIRECT_INSTRUCTION_VERBS or _mentions_output(core) or standing):
+            return _label(core), f"{body}.", None
+        if first in v.DIRECT_INSTRUCTION_VERBS and _mentions_output(core):
+            return _label(core), f"{body}.", None
+    return None
+
+
+def _mentions_output(core: str) -> bool:
+    words = set(re.findall(r"[a-z]+", core.lower()))
+    return bool(words & v.OUTPUT_NOUNS) or bool(
+        re.search(
+            r"\b(in (?:english|french|spanish|german|bullet)|briefly|concisely)\b", core, re.I
+        )
+    )
+
+
+def _label(core: str) -> str:
+    words = core.split()[:6]
+    return " ".join(words).lower().rstrip(",.;:")

@@ -1,0 +1,176 @@
+"""Named entities in a sentence: capitalized spans, typed by word lists and their context.
+
+A span is a run of capitalized words (with "of", "de", "van" ... between them). Greeting
+vocatives ("Thanks, Mel!") and a lone capital that only starts a sentence are not entities;
+job titles and languages are attribute values, not entities. Names the session already used
+and well-known names are recognized in any case ("my sister emma" -> Emma).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from turngraph.extract import gazetteers as gz
+
+_TOKEN = re.compile(r"[A-Za-z\u00c0-\u024f0-9][\w'&.-]*")
+_CONNECTORS = {"of", "de", "la", "le", "da", "van", "von", "der", "del", "&"}
+_GREETING = re.compile(
+    r"(^|\b)(hey|hi|hello|thanks|thank you|wow|congrats|congratulations|oh|yes|yeah|sure|aww?|"
+    r"haha|sorry|bye|dear|ok|okay|great|cool|nice|good|awesome|so|yep|yup|totally|agreed|"
+    r"morning|night|love you|miss you|go)$"
+)
+_KIN_BEFORE = re.compile(
+    r"\b(my|our|his|her|their)\s+(?:\w+\s+)?(sister|brother|mom|mother|dad|father|son|daughter|"
+    r"wife|husband|friend|partner|boss|colleague|coworker|cousin|aunt|uncle|grandma|grandpa|"
+    r"grandmother|grandfather|kid|child|niece|nephew|neighbou?r|girlfriend|boyfriend|fiance|"
+    r"fiancee|roommate|mentor|teacher|manager|sis|bro)\s*,?\s*$"
+)
+_ANIMAL_BEFORE = re.compile(
+    r"\b(named|called)\s*$|\b(" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?\s*,?\s*$"
+)
+_ORG_BEFORE = re.compile(
+    r"\b(work(?:s|ed|ing)? (?:at|for)|joined|hired by|employed by|intern(?:ing)? at|job at)\s*$"
+)
+_PLACE_BEFORE = re.compile(
+    r"\b(live[sd]? in|living in|moved to|move to|moving to|from|visit(?:ed|ing)?|trip to|"
+    r"travel(?:l?ed)? to|in|to|near|based in|grew up in|born in)\s*$"
+)
+# Gazetteer names that are also everyday words: never recognized in lower case.
+_AMBIGUOUS = frozenset(
+    ["may", "will", "bill", "mark", "rose", "grace", "joy", "art", "pat", "max", "amber", "april", "june", "august", "hope", "faith", "sue", "jack", "ray", "dawn", "summer", "autumn", "ruby", "lily", "daisy", "holly", "victor", "miles", "sky", "chase", "frank", "rich", "bob", "nick", "sandy", "iris", "jade", "pearl", "violet", "ivy", "robin", "destiny", "georgia", "austin", "turkey", "china", "jordan", "chad", "target", "apple", "meta", "amazon", "ford", "shell", "oracle", "us", "uk", "acme"]
+)
+
+
+def is_lowercase(text: str) -> bool:
+    """Whether a turn was written (nearly) without capitals."""
+    return sum(1 for ch in text if ch.isupper()) <= max(2, len(text) // 40)
+
+
+def truecase(text: str, known: Iterable[str]) -> str:
+    """Capitalize well-known and already-seen names in a turn written in lower case."""
+    if not is_lowercase(text):
+        return text
+    seen = {k.casefold(): k for k in known}
+
+    def fix(m: re.Match[str]) -> str:
+        word = m.group(0)
+        low = word.lower()
+        if low in seen:
+            return seen[low]
+        if low in _AMBIGUOUS:
+            return word
+        if low in gz.FIRST_NAMES or low in gz.PLACES or low in gz.ORGANIZATIONS:
+            return word[0].upper() + word[1:]
+        return word
+
+    return re.sub(r"\b[a-z][a-z'-]+\b", fix, text)
+
+
+def _capitalized(tokens: list[re.Match[str]], i: int) -> bool:
+    word = tokens[i].group(0)
+    if not word[0].isupper() or re.search(r"'(t|ve|re|ll|d|m)$", word, re.I):
+        return False
+    low = word.lower().rstrip(".")
+    if low in gz.NOT_NAMES or low in gz.WEEKDAY_MONTH or low == "i":
+        return False
+    if low.endswith("'s") and low[:-2] in gz.NOT_NAMES:
+        return False
+    return not low.isdigit()
+
+
+def _vocative(sentence: str, start: int, end: int) -> bool:
+    before = sentence[:start].rstrip().lower()
+    after = sentence[end:].lstrip()
+    greeting = _GREETING.search(before)
+    if (greeting or not before or before.endswith(",")) and (not after or after[0] in ",!?."):
+        return True
+    return before.endswith(",") and (not after or after[0] in "!?.")
+
+
+def known_name(name: str, known: set[str]) -> bool:
+    low = name.lower()
+    return (
+        low in gz.FIRST_NAMES
+        or low in gz.PLACES
+        or low in gz.ORGANIZATIONS
+        or low in gz.PRODUCTS
+        or name.casefold() in known
+        or (name.isupper() and len(name) > 1)
+    )
+
+
+def entity_type(name: str, sentence: str, start: int, end: int, people: set[str]) -> str | None:
+    """The type of the span ``name`` at ``sentence[start:end]``; None if it is no entity."""
+    low = name.lower()
+    words = low.split()
+    before = sentence[:start].lower()
+    after = sentence[end:].lower()
+    if name.casefold() in people:
+        return "person"
+    if all(w.rstrip(".") in gz.JOB_WORDS for w in words) or (
+        words[0] in gz.JOB_WORDS and len(words) > 1 and words[1] in ("of", "at")
+    ):
+        return None  # a job title, recorded as an attribute, not an entity
+    if low in gz.LANGUAGES:
+        return None
+    if low in gz.PRODUCTS:
+        return "product"
+    if low in gz.ORGANIZATIONS or words[-1].rstrip(".") in gz.ORG_WORDS:
+        return "organization"
+    if low in gz.PLACES or words[-1] in gz.PLACE_WORDS:
+        return "place"
+    if words[-1] in gz.EVENT_WORDS:
+        return "event"
+    if _ANIMAL_BEFORE.search(before):
+        return "animal"
+    if _KIN_BEFORE.search(before):
+        return "person"
+    if _ORG_BEFORE.search(before):
+        return "organization"
+    if _PLACE_BEFORE.search(before) and len(words) <= 3:
+        return "place" if words[0] not in gz.FIRST_NAMES else "person"
+    if words[0] in gz.FIRST_NAMES:
+        return "person"
+    if re.match(r"^\s*(said|says|told|texted|called|asked|and i|is my|was my)\b", after):
+        return "person"
+    return "other"
+
+
+def find_names(sentence: str, known: set[str], people: set[str]) -> list[tuple[str, str]]:
+    """(name, type) of each entity the sentence names, in order."""
+    tokens = list(_TOKEN.finditer(sentence))
+    out: list[tuple[str, str]] = []
+    i = 0
+    while i < len(tokens):
+        if not _capitalized(tokens, i):
+            i += 1
+            continue
+        j = i
+        while (
+            j + 1 < len(tokens)
+            and j - i < 5
+            and (
+                _capitalized(tokens, j + 1)
+                or (
+                    tokens[j + 1].group(0).lower() in _CONNECTORS
+                    and j + 2 < len(tokens)
+                    and _capitalized(tokens, j + 2)
+                )
+            )
+        ):
+            j += 1
+        start, end = tokens[i].start(), tokens[j].end()
+        name = sentence[start:end].rstrip(".'")
+        if name.lower().endswith("'s"):
+            name = name[:-2]
+        i = j + 1
+        if not name or _vocative(sentence, start, end):
+            continue
+        first_word = start == 0 or not sentence[:start].strip(" \"'([")
+        if first_word and " " not in name and not known_name(name, known):
+            continue  # a capital that only starts the sentence says nothing
+        etype = entity_type(name, sentence, start, end, people)
+        if etype is not None:
+            out.append((name, etype))
+    return out

@@ -1,0 +1,142 @@
+"""Casual chat text made regular before any pattern reads it.
+
+"im 27", "i dont eat meat", "gonna move to berlin", "🎉 got the job!!" become "I'm 27",
+"I don't eat meat", "going to move to berlin", ". got the job!": the first person
+capitalized, missing apostrophes restored, common chat shorthand spelled out, curly quotes
+straightened, emoji turned into sentence breaks. Only whole words are rewritten, one pass, by
+dictionary lookup: linear in the text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Whole-word rewrites, keyed by the lower-case word. Ambiguous words ("ill", "id", "were",
+# "its", "lets", "well") are left alone.
+SHORTHAND = {
+    "i": "I",
+    "im": "I'm",
+    "ive": "I've",
+    "i'm": "I'm",
+    "i've": "I've",
+    "i'll": "I'll",
+    "i'd": "I'd",
+    "dont": "don't",
+    "doesnt": "doesn't",
+    "didnt": "didn't",
+    "cant": "can't",
+    "wont": "won't",
+    "isnt": "isn't",
+    "arent": "aren't",
+    "wasnt": "wasn't",
+    "werent": "weren't",
+    "havent": "haven't",
+    "hasnt": "hasn't",
+    "hadnt": "hadn't",
+    "shouldnt": "shouldn't",
+    "wouldnt": "wouldn't",
+    "couldnt": "couldn't",
+    "aint": "ain't",
+    "thats": "that's",
+    "whats": "what's",
+    "theres": "there's",
+    "youre": "you're",
+    "theyre": "they're",
+    "youve": "you've",
+    "theyve": "they've",
+    "weve": "we've",
+    "hes": "he's",
+    "shes": "she's",
+    "u": "you",
+    "ur": "your",
+    "ya": "you",
+    "gonna": "going to",
+    "wanna": "want to",
+    "gotta": "have to",
+    "tryna": "trying to",
+    "kinda": "kind of",
+    "sorta": "sort of",
+    "bc": "because",
+    "b/c": "because",
+    "cuz": "because",
+    "coz": "because",
+    "'cause": "because",
+    "rn": "right now",
+    "tmrw": "tomorrow",
+    "tmr": "tomorrow",
+    "tmrrw": "tomorrow",
+    "yrs": "years",
+    "yr": "year",
+    "bday": "birthday",
+    "b-day": "birthday",
+    "fav": "favorite",
+    "fave": "favorite",
+    "favourite": "favorite",
+    "colour": "color",
+    "fam": "family",
+    "bf": "boyfriend",
+    "gf": "girlfriend",
+    "hubby": "husband",
+    "w/": "with",
+    "pls": "please",
+    "plz": "please",
+    "abt": "about",
+    "ppl": "people",
+    "btw": "by the way",
+    "tbh": "to be honest",
+    "idk": "I don't know",
+    "imo": "in my opinion",
+    "edu": "education",
+    "convo": "conversation",
+    "mins": "minutes",
+    "hrs": "hours",
+    "wk": "week",
+    "wks": "weeks",
+    "mo": "month",
+    "mos": "months",
+    "thx": "thanks",
+    "ty": "thanks",
+}
+_WORD = re.compile(r"[A-Za-z][A-Za-z'/-]*")
+_SPACES = re.compile(r"[ \t\u00a0]+")
+_REPEATS = re.compile(r"([!?.])\1+")
+# Laughter and similar tags end what was said before them.
+_LAUGH = re.compile(r"\s+\b(?:lol|lmao|lmfao|rofl|haha+|hehe+|jk|xd)\b", re.I)
+
+
+def _is_emoji(ch: str) -> bool:
+    cat = unicodedata.category(ch)
+    return cat == "So" or (cat == "Cn" and ord(ch) > 0x1F000) or 0x1F000 <= ord(ch) <= 0x1FAFF
+
+
+def normalize(text: str) -> str:
+    """``text`` with casual spellings regularized (see the module docstring)."""
+    text = (
+        text.replace("\u2019", "'")
+        .replace("\u2018", "'")
+        .replace("\u201c", '"')
+        .replace("\u201d", '"')
+        .replace("\u2013", " - ")
+        .replace("\u2014", " - ")
+        .replace(" & ", " and ")
+    )
+    if any(ord(ch) > 0x2000 for ch in text):
+        text = "".join(
+            ". " if _is_emoji(ch) else ("" if ch in "\ufe0f\u200d" else ch) for ch in text
+        )
+    text = _REPEATS.sub(r"\1", text)
+
+    def fix(m: re.Match[str]) -> str:
+        word = m.group(0)
+        low = word.lower()
+        if low in SHORTHAND:
+            out = SHORTHAND[low]
+            # Keep a capital where the writer put one ("Gonna" -> "Going to").
+            return out[0].upper() + out[1:] if word[0].isupper() and out[0].islower() else out
+        if low.startswith("i'") and low[2:] in ("m", "ve", "ll", "d"):
+            return "I" + word[1:]
+        return word
+
+    text = _LAUGH.sub(".", text)
+    return _SPACES.sub(" ", _WORD.sub(fix, text)).strip()
