@@ -166,7 +166,35 @@ def content_stems(text: str, *, drop: Iterable[str] = ()) -> set[str]:
 
 
 def _groups(stems: Iterable[str]) -> set[int]:
-    return {_GROUP[s] for s in stems if s in _GROUP}
+    out: set[int] = set()
+    for s in stems:
+        if s in _GROUP:
+            out.add(_GROUP[s])
+        elif len(s) >= 5:
+            out.update(g for word, g in _GROUP.items() if len(word) >= 4 and s.startswith(word))
+    return out
+
+
+# Object words too general to carry a fact by themselves.
+_VAGUE = frozenset(
+    stem(w)
+    for w in (
+        "strong great good first step time difference thing way lot people change experience "
+        "chance memory memories place connection life day fun moment part kind love support "
+        "one bit new big little best nice whole stuff world others everyone someone "
+        "something important special hard tough amazing awesome cool feeling feelings "
+        "idea ideas journey story stories spend spending create creating make making "
+        "positive negative"
+    ).split()
+)
+# Verbs that say little by themselves: a fact needs two shared object words with them.
+_WEAK_VERBS = frozenset(
+    "have make take get do give help turn tend name remember keep put form "
+    "feel think know see look say tell".split()
+)
+_FAMILY_CUES = re.compile(
+    r"\b(has|have|had|married|husband|wife|mother of|father of|parent|mom of|dad of)\b", re.I
+)
 
 
 def compact(item: Item) -> bool:
@@ -186,9 +214,11 @@ def states_same_fact(item: Item, gold: str, speaker: str) -> bool:
     """Whether ``item`` states the fact of the gold observation ``gold`` about ``speaker``.
 
     The item must be a compact fact (attribute, relation or action) about the observation's
-    person, or about a person or thing the observation names; its object must share a content
-    word with the observation; and either its predicate says the same thing (the same word or
-    a synonym: "went to" / "attended") or its object shares two content words.
+    person, or about a person or thing the observation names. Its object must share specific
+    content words with the observation (not "time", "people", "experience"): two of them, or
+    one when its predicate says the same thing as the observation (the same word or a
+    synonym: "went to" / "attended", "likes" / "is passionate about") and is no light verb
+    ("have", "make", "take"). Family facts need the observation to say that someone has them.
     """
     if item.kind not in FACT_KINDS or not compact(item):
         return False
@@ -199,13 +229,22 @@ def states_same_fact(item: Item, gold: str, speaker: str) -> bool:
     names = {person, subject}
     gold_stems = content_stems(gold, drop=names)
     obj = content_stems(f"{item.object} {item.place}", drop=names)
-    shared = obj & gold_stems
-    if not shared:
-        return False
-    if len(shared) >= 2:
+    specific = (obj & gold_stems) - _VAGUE
+    if item.kind == "attr" and item.predicate in ("family", "relationship_status"):
+        if not _FAMILY_CUES.search(gold):
+            return False
+        if _groups(obj) & _groups(stem(w) for w in words(gold)):
+            return True
+    if len(specific) >= 2:
         return True
-    pred = content_stems(item.predicate, drop=names) | {stem(item.predicate.split("_")[0])}
-    return bool(pred & gold_stems or _groups(pred) & _groups(gold_stems))
+    if len(specific) != 1:
+        return False
+    verb = item.predicate.split()[0] if item.kind == "action" else ""
+    if verb in _WEAK_VERBS:
+        return False
+    pred = {stem(w) for w in words(item.predicate.replace("_", " "))}
+    gold_all = {stem(w) for w in words(gold)}
+    return bool(pred & gold_all or _groups(pred) & _groups(gold_all))
 
 
 # -- LoCoMo --------------------------------------------------------------------------------------

@@ -248,6 +248,9 @@ def _subject(c: Clause, words: list[str], i: int, people: dict[str, str], pronou
     if is_verb(w) or low in ("just", "got", "going", "finally", "gonna"):
         c.subject, c.elided = "", True
         return i
+    if (low in v.NEGATIONS or low == "no") and i + 1 < n and is_verb(words[i + 1]):
+        c.subject, c.elided = "", True
+        return i
     if low in v.DETERMINERS or not is_verb(w):
         c.subject = "other"
         return _skip_noun_phrase(words, i)
@@ -350,6 +353,10 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
                 c.passive = True
             elif nxt in v.NEGATIONS or nxt in v.ADVERBS or nxt in v.FREQUENCY or nxt in v.HEDGES:
                 copula = w
+            elif nxt == "no" and nxt2 == "longer":
+                copula, c.negated = w, True
+                i += 3
+                continue
             elif not (nxt == "being"):
                 c.verb, c.verb_word = "be", w
                 c.rest = words[i + 1 :]

@@ -14,19 +14,25 @@ import re
 from turngraph.extract import vocab as v
 
 _PREFIX = re.compile(
-    r"^(?:(?:ok(?:ay)?|also|and|oh|btw|by the way|one more thing|hey|hi)\W+)*"
+    r"^(?:(?:ok(?:ay)?|also|and|oh|btw|by the way|one more thing|hey|hi|actually|"
+    r"scratch that|sorry|wait|quick thing|two things|one thing)\W+)*"
     r"(?P<lead>(?:please\s+)?(?:(?:can|could|would|will) you(?: please)?(?: always| never)?\s+|"
+    r"you can\s+|you should\s+|"
     r"I (?:want|need|would like|'d like|'d prefer|prefer|would prefer) (?:you|it if you) to\s+|"
     r"I'd prefer (?:it )?if you\s+|"
     r"(?:from now on|going forward|in (?:the )?future|for the rest of (?:this|our) "
     r"(?:chat|conversation)|for all (?:future )?(?:answers|replies|responses)|in general)"
     r"\W+(?:please\s+)?|"
-    r"(?:whenever|every time|each time|when|if) (?:I|we)\b[^,]{1,80},\s*(?:please\s+)?|"
+    r"(?:whenever|every time|each time|when|if) (?:I|we|you)\b[^,]{1,80}?(?:,\s*|\s+(?=(?:please|"
+    r"always|never|don't|keep|use|make|write|answer|reply|respond)\b))(?:please\s+)?|"
     r"please\s+|pls\s+|plz\s+)?)",
     re.I,
 )
 _CALL_ME = re.compile(r"^(?:just\s+)?call me\s+([A-Za-z][\w'-]{0,30})\b", re.I)
-_NEGATIVE = re.compile(r"^(always|never|don't|do not|do n't|stop|avoid|no more)\s+(\w+)", re.I)
+_NEGATIVE = re.compile(r"^(always|never|don't|do not|do n't|stop|avoid|no more|no)\s+(\w+)", re.I)
+_ONE_OFF = re.compile(r"^\w+\s+(?:this|that|these|the following)\b|\"", re.I)
+_REMEMBER = re.compile(r"^remember (?:that )?.{1,200}\bwhen(?:ever)? you\b", re.I)
+_KEEP_IN_MIND = re.compile(r"^(?:keep|bear) (?:that|this|it) in mind\b", re.I)
 _PREFER = re.compile(
     r"^I (?:prefer|like|want|need) (?:short|shorter|brief|concise|detailed|longer|simple|"
     r"plain|casual|formal)?\s*(?:answers|replies|responses|explanations|summaries)\b",
@@ -61,15 +67,25 @@ def find_instruction(sentence: str) -> tuple[str, str, str | None] | None:
     if call:
         name = call.group(1)
         return f"call the user {name}", f"{body}.", name
-    if _PREFER.match(core) or _KEEP_SHORT.match(core):
+    if (
+        _PREFER.match(core)
+        or _KEEP_SHORT.match(core)
+        or _KEEP_IN_MIND.match(core)
+        or _REMEMBER.match(core)
+    ):
         return _label(core), f"{body}.", None
+    if _ONE_OFF.match(core):
+        return None  # a request about this text, not a standing rule
     neg = _NEGATIVE.match(core)
     if neg:
         verb = neg.group(2).lower()
         after = core[neg.end() :].split()
         if verb in ("up",) or (after and after[0].lower() in ("up", "worrying")):
             return None
-        if verb in v.INSTRUCTION_VERBS or (lead and verb.endswith("ing")):
+        if neg.group(1).lower() == "no":
+            return (_label(core), f"{body}.", None) if _mentions_output(core) else None
+        stop_doing = neg.group(1).lower() == "stop" and verb.endswith("ing")
+        if verb in v.INSTRUCTION_VERBS or stop_doing or (lead and verb.endswith("ing")):
             if verb in ("give", "stop", "be") and not _mentions_output(core) and not lead:
                 return None
             return _label(core), f"{body}.", None

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from turngraph.extract import gazetteers as gz
 from turngraph.extract import vocab as v
 from turngraph.extract.base import (
+    SINGLE_VALUED,
     RawAction,
     RawAttribute,
     RawEntity,
@@ -52,7 +53,8 @@ _PHONE = re.compile(r"(?<![\w+])\+?\d[\d ().-]{6,18}\d")
 _HEDGE_LEAD = re.compile(
     r"^(?:(?:and|but|so|well|also)\s+)?(?:I think|I guess|I suppose|I believe|I heard|I'm not "
     r"sure(?: if| whether)?|not sure(?: if| whether)?|I wonder if|it seems like|seems like|"
-    r"apparently|maybe|perhaps|probably|I doubt)\b(?:\s+that)?\s*",
+    r"apparently|maybe|perhaps|probably|I doubt|rumou?r is|rumou?r has it|word is|"
+    r"supposedly|I could be wrong but(?: I think)?|not confirmed but)\b(?:\s+that)?\s*",
     re.I,
 )
 _ARTICLES = (
@@ -74,6 +76,24 @@ _ARTICLES = (
     "own",
 )
 _ORG_VERBS = frozenset({"work", "intern", "volunteer", "freelance", "consult"})
+_QUESTION = re.compile(
+    r"^\W*(?:\w+\W+){0,2}?(?:what|where|when|why|how|who|whom|which|whose|is|are|am|was|were|"
+    r"do|does|did|have|has|had|can|could|will|would|should|shall|may|might|any|anything|"
+    r"you|u|ya|wanna|want|got|ever|right|or)\b",
+    re.I,
+)
+_SELF_QUESTION = re.compile(
+    r"^(am|do|did|have|was)\s+(I)\s+(.+?)(?:\s+or\s+.*)?\W*$", re.I
+)
+_CORRECTION_LEAD = re.compile(
+    r"^(?:(?:sorry|oops|wait|no|nah|correction|actually|my bad|typo|scratch that|I mean|"
+    r"I meant|sorry I meant|whoops)\b\W*)+",
+    re.I,
+)
+_DOUBLED = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.I)
+_PARTS = re.compile(r"\s*(?:[,;:]|\s-\s|\bbut\b|\bso\b|\band\b)\s*", re.I)
+_REPORTING = frozenset({"think", "believe", "guess", "suppose", "hear", "say", "reckon"})
+_NO_MORE = re.compile(r"\b(?:anymore|any more|no longer|these days)\b", re.I)
 _SARCASM = re.compile(r"^(?:oh\s+)?(?:sure|yeah right|riiight)\b\W", re.I)
 _LEAD_IN = re.compile(
     r"^(?:remember|fyi|just so you know|note that|for the record|for context|quick update)"
@@ -158,7 +178,7 @@ def _words_of(text: str) -> list[str]:
 
 
 def _strip_articles(words: list[str]) -> list[str]:
-    while words and words[0].lower() in _ARTICLES:
+    while words and (words[0].lower() in _ARTICLES or words[0].lower() in v.ADVERBS):
         words = words[1:]
     return words
 
@@ -257,6 +277,40 @@ def _Clause_like(c: Clause, words: list[str]) -> Clause:
     )
 
 
+def _starts_subject(word: str, people: dict[str, str]) -> bool:
+    low = word.lower()
+    return low in ("i", "we", "he", "she", "they", "my", "our", "his", "her") or low in people
+
+
+def _habit_phrase(c: Clause) -> str:
+    """What a habitual clause says one does: "bike to work", "go for a run after work"."""
+    out = [c.verb + (f" {c.particle}" if c.particle else "")] if c.verb else []
+    if c.aspect in ("stop", "quit") and c.verb_word.lower().endswith("ing"):
+        out = [c.verb_word.lower()]
+    for w in c.rest:
+        low = w.lower()
+        if w in ",;:!?()\"-" or low in v.BOUNDARY or low in ("anymore", "lol", "though"):
+            break
+        if low in v.NEGATIONS or low in v.FREQUENCY or low in ("ago", "since"):
+            break
+        if low.isdigit() and out and len(out) > 1:
+            break
+        out.append(w)
+        if len(out) >= 7:
+            break
+    return " ".join(_strip_articles(out)) if len(out) > 0 else ""
+
+
+def _shape(value: str) -> str:
+    """What kind of value this is: a number, a date, a name or other words."""
+    low = value.lower()
+    if re.fullmatch(r"\d{1,3}", low):
+        return "number"
+    if re.search(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", low):
+        return "date"
+    return "name" if value[:1].isupper() else "words"
+
+
 def _cap(name: str) -> str:
     return " ".join(w[:1].upper() + w[1:] for w in name.split())
 
@@ -326,15 +380,32 @@ class _Turn:
             if etype in ("person", "animal"):
                 self._person(name)
         if self.ctx.role in ("user", "system"):
-            found = find_instruction(sentence)
-            if found is not None:
-                label, description, call_me = found
+            whole = find_instruction(sentence)
+            parts = [] if whole else _PARTS.split(sentence) if len(sentence) < 600 else []
+            found = [whole] if whole else [find_instruction(p) for p in parts if len(p) > 3]
+            for item in found:
+                if item is None:
+                    continue
+                label, description, call_me = item
+                # Said in part of a sentence, the rule keeps the rest as its context.
+                description = description if whole else f"{sentence.strip().rstrip('.')}."
                 self.out.instructions.append(RawInstruction(label, description))
                 if call_me:
                     self.out.attribute(self._speaker(), "preferred_name", _cap(call_me))
+            if whole:
                 return
-        if sentence.rstrip().endswith("?") or _SARCASM.match(sentence):
-            return  # a question asserts nothing; "oh sure, ..." says the opposite
+        if _SARCASM.match(sentence):
+            return  # "oh sure, ..." says the opposite of what it says
+        asked = sentence.rstrip().endswith("?")
+        if asked:
+            # A real question asserts nothing; a statement with a question mark ("i think
+            # im allergic to cats?") or a question about oneself ("am i lactose intolerant")
+            # is a claim the speaker is unsure of.
+            inverted = _SELF_QUESTION.match(sentence)
+            if inverted:
+                sentence = f"{inverted.group(2)} {inverted.group(1)} {inverted.group(3)}"
+            elif _QUESTION.match(sentence) or len(sentence) > 300:
+                return
         if self._correction(sentence):
             return
         sentence = _LEAD_IN.sub("", sentence) or sentence
@@ -344,7 +415,7 @@ class _Turn:
         m = _SPECIES.search(sentence)
         if m:
             self.last_species = m.group(1).lower()
-        hedged = False
+        hedged = asked
         m = _HEDGE_LEAD.match(sentence)
         if m and len(sentence) > m.end():
             hedged, sentence = True, sentence[m.end() :]
@@ -460,27 +531,61 @@ class _Turn:
     # -- corrections ---------------------------------------------------------------------------
 
     def _correction(self, sentence: str) -> bool:
-        """ "I meant Lille, not Lyon": say again, with the new value, what the session said."""
+        """ "I meant Lille, not Lyon", "sorry, Vodacom not MTN", "oops, 33": say again, with the
+        new value, what the speaker said earlier in the session; reconciliation then records
+        the correction."""
         body = sentence.strip().rstrip(".!")
+        if len(body) > 200 or not self.ctx.history:
+            return False
         m = _CORRECTION.search(body)
-        new, old = (m.group(1), m.group(2)) if m else ("", "")
-        if not m:
-            r = _CORRECTION_REVERSED.match(body)
-            if not r:
-                return False
-            old, new = r.group(1), r.group(2)
-        old, new = old.strip(), new.strip()
-        if not old or not new:
+        if m:
+            return self._restate(old=m.group(2), new=m.group(1))
+        r = _CORRECTION_REVERSED.match(body)
+        if r:
+            return self._restate(old=r.group(1), new=r.group(2))
+        lead = _CORRECTION_LEAD.match(body)
+        if not lead:
+            return False
+        rest = body[lead.end() :].strip()
+        pair = re.match(r"^(.{1,40}?),?\s+not\s+([^,]{1,40}?)\s*(?:,.*)?$", rest, re.I)
+        if pair and len(pair.group(1).split()) <= 4 and not _starts_subject(
+            pair.group(1).split()[0], self.people
+        ):
+            return self._restate(old=pair.group(2), new=pair.group(1))
+        if 0 < len(rest.split()) <= 3:
+            return self._restate_value(rest)
+        return False
+
+    def _history_sentences(self) -> list[str]:
+        """The speaker's earlier sentences in the session, newest first."""
+        out: list[str] = []
+        for who, said in reversed(self.ctx.history):
+            if who.casefold() == self.speaker.casefold():
+                out += reversed(sentences(normalize(said)[:2000]))
+        return out
+
+    def _restate(self, *, old: str, new: str) -> bool:
+        old, new = old.strip(" ,"), new.strip(" ,")
+        if not old or not new or old.casefold() == new.casefold():
             return False
         pattern = re.compile(rf"\b{re.escape(old)}\b", re.I)
-        for who, said in reversed(self.ctx.history):
-            if who.casefold() != self.speaker.casefold():
-                continue
-            for earlier in sentences(normalize(said)):
-                if pattern.search(earlier):
-                    fixed = pattern.sub(new if new[:1].isupper() else _cap(new), earlier)
-                    if fixed[:1].isupper() or True:
-                        self._sentence(fixed, first=True)
+        for earlier in self._history_sentences():
+            if pattern.search(earlier):
+                value = new if new[:1].isupper() or not old[:1].isupper() else _cap(new)
+                fixed = _DOUBLED.sub(r"\1", pattern.sub(value, earlier, count=1))
+                self._sentence(fixed, first=True)
+                return True
+        return False
+
+    def _restate_value(self, new: str) -> bool:
+        """A bare new value ("33", "june 13"): it replaces the earlier value of the same shape."""
+        shape = _shape(new)
+        for earlier in self._history_sentences():
+            said = _Turn(self.ctx).run(earlier)
+            for a in said.attributes:
+                if a.key in SINGLE_VALUED and _shape(a.value) == shape and a.value in earlier:
+                    fixed = earlier.replace(a.value, new, 1)
+                    self._sentence(fixed, first=True)
                     return True
         return False
 
@@ -507,7 +612,8 @@ class _Turn:
             when = re.split(r"\s+(?:and|but|so|,)\s+", when)[0]
             self.out.attribute(self._speaker(), "birthday", when)
         m = re.search(
-            r"\bmy (?:all[- ]time )?favorite ([a-z]+(?: [a-z]+)?) (?:is|are|has to be|would be) "
+            r"(?:\bmy |^|[,:] ?)(?:all[- ]time )?favorite ([a-z]+(?: [a-z]+)?) (?:is|are|has to be|"
+            r"would be|=) "
             r"(.{1,60})",
             sentence,
             re.I,
@@ -657,9 +763,16 @@ class _Turn:
     def _clause(self, clause: Clause, *, hedged: bool, time: TimeRef | None) -> None:
         if clause.subject not in ("self", "person", "you"):
             return
-        if clause.modal in ("would", "can", "must") and clause.modal != "intent":
-            if clause.modal == "would":
-                return  # hypothetical
+        if clause.modal == "would":
+            return  # hypothetical
+        if clause.verb in _REPORTING and clause.rest and not clause.negated:
+            # "my friend Elif thinks she might be moving", "i heard Thabo got fired": the
+            # reported clause, hedged when it is only believed or heard.
+            inner = [w for w in clause.rest if w.lower() != "that"]
+            if inner and _starts_subject(inner[0], self.people):
+                sub = parse_clause("", inner, self.people, pronoun=self._pronoun_for(clause))
+                self._clause(sub, hedged=hedged or clause.verb != "say", time=time)
+                return
         uncertain = hedged or clause.hedged
         scratch = _Turn.__new__(_Turn)
         scratch.__dict__.update(self.__dict__)
@@ -668,28 +781,37 @@ class _Turn:
         if who is None:
             return
         scratch._facts(clause, who, time)
+        self.used |= scratch.used
         if uncertain:
             claims = [f"{a.key.replace('_', ' ')} {a.value}" for a in scratch.out.attributes]
             claims += [f"{r.label.replace('_', ' ')} {r.object}" for r in scratch.out.relations]
-            claims += [f"{a.verb} {a.object or ''}".strip() for a in scratch.out.actions]
+            claims += [f"{a.verb} {a.object or a.place or ''}".strip() for a in scratch.out.actions]
             if claims:
                 self.out.uncertainties.append(
                     RawUncertainty(who, f"not certain: {claims[0]} ({clause.text[:160]})")
                 )
             return
-        if clause.negated:
+        ended = clause.negated or clause.modal == "used_to" or clause.aspect in ("stop", "quit")
+        if ended:
+            final = clause.negated and _NO_MORE.search(clause.text) is not None
             for a in scratch.out.attributes:
-                if a.key == "likes" and not re.search(
-                    r"\b(?:anymore|any more|no longer)\b", clause.text, re.I
-                ):
+                if a.key == "likes" and clause.negated and not final:
                     self.out.attribute(a.entity, "dislikes", a.value)
                 else:
                     self.out.attribute(a.entity, a.key, a.value, negated=True)
+            if not scratch.out.attributes and (final or clause.aspect in ("stop", "quit")):
+                habit = _habit_phrase(clause)
+                if habit and who == self.speaker:
+                    self.out.attribute(who, "habits", habit, negated=True)
+            if clause.modal == "used_to":
+                self.out.actions += scratch.out.actions
             return
         self.out.attributes += [a for a in scratch.out.attributes if a not in self.out.attributes]
         self.out.relations += [r for r in scratch.out.relations if r not in self.out.relations]
         self.out.actions += scratch.out.actions
-        self.used |= scratch.used
+
+    def _pronoun_for(self, clause: Clause) -> str:
+        return clause.name if clause.subject == "person" else self.pronoun
 
     def _facts(self, c: Clause, who: str, time: TimeRef | None) -> None:
         rest = c.rest

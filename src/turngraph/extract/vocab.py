@@ -45,7 +45,7 @@ ADVERBS = _set(
     "happily sadly luckily unfortunately fortunately apparently supposedly secretly "
     "constantly regularly occasionally frequently rarely hardly barely almost nearly "
     "quickly slowly suddenly immediately gradually originally previously formerly "
-    "officially proudly all both"
+    "officially proudly all both someday eventually definitely technically"
 )
 FREQUENCY = _set("always usually often sometimes normally generally typically regularly everyday")
 HEDGES = _set("maybe perhaps probably possibly might may apparently supposedly hopefully")
@@ -66,7 +66,8 @@ HEDGE_PHRASES = (
 DISCOURSE = _set(
     "yeah yes yep yup no nope oh wow well so and but also plus then anyway honestly hey hi "
     "hello haha hahaha lol omg ok okay um uh hmm ah aw aww sure right true totally gosh "
-    "man dude guys guess wait alright cool great nice awesome thanks thank"
+    "man dude guys guess wait alright cool great nice awesome thanks thank oops sorry nah "
+    "welp ugh sooo soo meh yay whoa hmmm ahh"
 )
 # Verbs that make no event by themselves: states, feelings, talk about talk.
 LIGHT_VERBS = _set(
@@ -185,7 +186,8 @@ OUTPUT_NOUNS = _set(
     "answer answers reply replies response responses message messages code emoji emojis "
     "summary summaries sentences words bullet bullets points language tone english french "
     "spanish german python javascript metric units format formatting markdown examples "
-    "jargon explanations explanation"
+    "jargon explanations explanation emails email recs recommendations suggestions "
+    "sources citations links tables lists headers caps"
 )
 INSTRUCTION_VERBS = _set(
     "add address answer ask call cite respond explain format greet include keep list "
@@ -230,5 +232,5 @@ VERBS = _set(
     "promote transfer relocate sell buy purchase rent lease borrow lend owe earn spend "
     "volunteer help support mentor lead manage run organize plan schedule book reserve "
     "engage divorce propose freelance consult diagnose injure sprain fracture twist tear "
-    "meditate journal swim stretch bike"
+    "meditate journal swim stretch bike switch smoke vape drink leave fire lay"
 )
