@@ -30,6 +30,12 @@ _PARTICIPLES = frozenset(
     ["promoted", "married", "engaged", "hired", "divorced", "accepted", "fired", "laid", "diagnosed", "elected", "selected", "injured", "bitten", "stuck", "born", "raised", "admitted", "transferred", "offered", "adopted", "named", "called", "involved", "based", "located", "invited", "nominated", "awarded", "robbed", "scammed", "dumped"]
 )
 _CUTS = frozenset(',;:()"-')
+# Words that open a verbless description of someone: "single again", "brazilian living in
+# lisbon", "allergic to peanuts", "from Lviv".
+FRAGMENT_STARTS = frozenset(
+    "single married engaged divorced widowed separated allergic vegan vegetarian "
+    "pescatarian from".split()
+)
 
 
 def sentences(text: str) -> list[str]:
@@ -145,6 +151,8 @@ def _is_list_item(part: list[str]) -> bool:
         return True
     if first in v.BOUNDARY or first in v.SUBJECT_PRONOUNS or first in v.DISCOURSE:
         return False
+    if first in v.ADVERBS or first in v.PREPOSITIONS or first in FRAGMENT_STARTS:
+        return False
     return len(part) <= 4 and not any(is_finite(w) for w in part)
 
 
@@ -187,7 +195,8 @@ def parse_clause(
     while i < n and (words[i].lower() in v.DISCOURSE or words[i].lower() in v.ADVERBS):
         i += 1
     i = _subject(c, words, i, people, pronoun)
-    _verb_group(c, words, i)
+    if not c.verb:
+        _verb_group(c, words, i)
     return c
 
 
@@ -248,6 +257,13 @@ def _subject(c: Clause, words: list[str], i: int, people: dict[str, str], pronou
     if is_verb(w) or low in ("just", "got", "going", "finally", "gonna"):
         c.subject, c.elided = "", True
         return i
+    after = words[i + 1].lower() if i + 1 < n else ""
+    nationality = low in v.NATIONALITIES and after in ("", ",", "and", "living", "from", "based",
+                                                       "by", "born", "btw", "here", "too")
+    if (low in FRAGMENT_STARTS or nationality) and c.subject == "":
+        c.elided, c.verb, c.verb_word = True, "be", ""
+        c.rest = words[i:]
+        return n
     if (low in v.NEGATIONS or low == "no") and i + 1 < n and is_verb(words[i + 1]):
         c.subject, c.elided = "", True
         return i

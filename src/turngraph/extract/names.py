@@ -132,7 +132,11 @@ def entity_type(name: str, sentence: str, start: int, end: int, people: set[str]
         return "place" if words[0] not in gz.FIRST_NAMES else "person"
     if words[0] in gz.FIRST_NAMES:
         return "person"
-    if re.match(r"^\s*(said|says|told|texted|called|asked|and i|is my|was my)\b", after):
+    if re.match(
+        r"^\s*(said|says|told|texted|called|asked|and i|is my|was my|got|gets|lives|works|moved|"
+        r"thinks|loves|hates|has|had|is|was|just|will|'s)\b",
+        after,
+    ) and len(words) <= 2:
         return "person"
     return "other"
 

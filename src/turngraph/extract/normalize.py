@@ -101,6 +101,12 @@ SHORTHAND = {
 _WORD = re.compile(r"[A-Za-z][A-Za-z'/-]*")
 _SPACES = re.compile(r"[ \t\u00a0]+")
 _REPEATS = re.compile(r"([!?.])\1+")
+# "ill" is "I'll" before a verb ("ill switch to", "ill probably go").
+_ILL = re.compile(
+    r"\bill(?= (?:be|go|have|get|switch|try|do|see|call|make|take|send|start|need|let|check|"
+    r"probably|just|never|always|definitely|def|text|bring|ask|tell|look|keep|stop|move)\b)",
+    re.I,
+)
 # Laughter and similar tags end what was said before them.
 _LAUGH = re.compile(r"\s+\b(?:lol|lmao|lmfao|rofl|haha+|hehe+|jk|xd)\b", re.I)
 
@@ -115,8 +121,9 @@ def normalize(text: str) -> str:
     text = (
         text.replace("\u2019", "'")
         .replace("\u2018", "'")
-        .replace("\u201c", '"')
-        .replace("\u201d", '"')
+        .replace("\u201c", "")
+        .replace("\u201d", "")
+        .replace('"', "")
         .replace("\u2013", " - ")
         .replace("\u2014", " - ")
         .replace(" & ", " and ")
@@ -139,4 +146,5 @@ def normalize(text: str) -> str:
         return word
 
     text = _LAUGH.sub(".", text)
+    text = _ILL.sub("I'll", text)
     return _SPACES.sub(" ", _WORD.sub(fix, text)).strip()

@@ -28,7 +28,14 @@ from turngraph.extract.base import (
     RawUncertainty,
     TurnContext,
 )
-from turngraph.extract.clauses import Clause, is_past, parse_clause, sentences, split_clauses
+from turngraph.extract.clauses import (
+    Clause,
+    is_past,
+    is_verb,
+    parse_clause,
+    sentences,
+    split_clauses,
+)
 from turngraph.extract.clauses import tokens as tokenize
 from turngraph.extract.instructions import find_instruction
 from turngraph.extract.lexicon import lemma
@@ -100,7 +107,20 @@ _LEAD_IN = re.compile(
     r"\W+(?:that\s+)?",
     re.I,
 )
+_NAMED_PET = re.compile(
+    r"\b(" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?,?(?: -)? (?:named |called )?"
+    r"([A-Z][a-z]+)(?:,? and ([A-Z][a-z]+))?"
+)
+_YOU_HAVE_PET = re.compile(
+    r"\byou (?:have|got|adopted) (?:a|an|two) (" + "|".join(sorted(gz.PETS, key=len,
+    reverse=True)) + r")s? (?:named|called) ([A-Z][a-z]+)(?: and ([A-Z][a-z]+))?"
+)
 _SPECIES = re.compile(r"\b(" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?\b", re.I)
+_SPECIES_OF = {"kitten": "cat", "kitty": "cat", "puppy": "dog", "pup": "dog", "doggo": "dog"}
+_VAGUE_OBJECTS = frozenset(
+    "well great fine badly ok okay smoothly good bad better worse awesome amazing wild crazy "
+    "home lot lots bit time fun".split()
+)
 _STATUS_OF_KIN = {
     "wife": "married",
     "husband": "married",
@@ -260,7 +280,10 @@ def _list_items(words: list[str]) -> list[str]:
 
 
 def _pronoun_object(np: list[str]) -> bool:
-    return not np or (np[0].lower() in v.PRONOUN_OBJECTS and len(np) <= 2)
+    """An object that names nothing by itself: "it", "them all", "well", "fine"."""
+    return not np or np[0].lower() in v.PRONOUN_OBJECTS or (
+        len(np) == 1 and np[0].lower() in _VAGUE_OBJECTS
+    )
 
 
 def _Clause_like(c: Clause, words: list[str]) -> Clause:
@@ -309,6 +332,50 @@ def _shape(value: str) -> str:
     if re.search(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", low):
         return "date"
     return "name" if value[:1].isupper() else "words"
+
+
+def _after_first_clause(words: list[str]) -> list[str]:
+    """What follows "brazilian" in "brazilian living in lisbon": another description."""
+    for i, w in enumerate(words):
+        low = w.lower()
+        if low in ("living", "based", "from", "and") and i + 1 < len(words):
+            rest = words[i + 1 :] if low == "and" else words[i:]
+            if rest and rest[0].lower() in ("living", "based", "from"):
+                return rest
+            return rest if low == "and" and rest[0].lower() in v.RELATIONSHIP_STATUS else []
+        if w in ",;" or low in v.BOUNDARY:
+            continue
+    return []
+
+
+def _condition(np: list[str]) -> bool:
+    """Whether a noun phrase names a health condition ("celiac disease", "a headache")."""
+    if not np:
+        return False
+    head = np[-1].lower().removesuffix("'s")
+    return head in v.HEALTH_CONDITIONS or head in ("disease", "syndrome", "disorder",
+                                                   "intolerance", "infection", "pain")
+
+
+def _degree(words: list[str]) -> str:
+    """"a master's in social work", "my PhD in chemistry", "a data science bootcamp"."""
+    np = _strip_articles(list(words))
+    for i, w in enumerate(np[:5]):
+        low = w.lower()
+        if low in v.DEGREES:
+            out = np[: i + 1]
+            j = i + 1
+            if j < len(np) and np[j] == "'s":
+                out[-1] += "'s"
+                j += 1
+            if j + 1 < len(np) and np[j].lower() in ("in", "of"):
+                out += np[j : j + 1] + noun_phrase(np[j + 1 :], 4)
+            return " ".join(out)
+        if low in ("bootcamp", "course", "program", "programme", "class", "classes"):
+            return " ".join(np[:i]) if i else ""
+        if low in v.PREPOSITIONS or low in v.BOUNDARY:
+            return ""
+    return ""
 
 
 def _cap(name: str) -> str:
@@ -396,7 +463,7 @@ class _Turn:
                 return
         if _SARCASM.match(sentence):
             return  # "oh sure, ..." says the opposite of what it says
-        asked = sentence.rstrip().endswith("?")
+        asked = sentence.rstrip().endswith("?") or bool(_SELF_QUESTION.match(sentence))
         if asked:
             # A real question asserts nothing; a statement with a question mark ("i think
             # im allergic to cats?") or a question about oneself ("am i lactose intolerant")
@@ -643,16 +710,12 @@ class _Turn:
             for name in (m.group(2), m.group(3)):
                 if name and name.lower() not in gz.NOT_NAMES:
                     self._pet(self._speaker(), m.group(1).lower(), name)
-        for m in re.finditer(
-            r"\b(?:a|an|another|one|two|three|2|3) (?:little |new |rescue |baby |sweet )?("
-            + "|".join(sorted(gz.PETS, key=len, reverse=True))
-            + r")s?(?:,| -)? (?:named |called )?([A-Z][a-z]+)(?:,? and ([A-Z][a-z]+))?",
-            sentence,
-        ):
-            if re.search(r"\b(?:I|we|my|our)\b", sentence[: m.start()] or "I", re.I):
+        if self.ctx.role == "assistant" and self.addressee:
+            for m in _YOU_HAVE_PET.finditer(sentence):
+                owner = self.out.entity(self.addressee, "person")
                 for name in (m.group(2), m.group(3)):
-                    if name and name.lower() not in gz.NOT_NAMES:
-                        self._pet(self._speaker(), m.group(1).lower(), name)
+                    if name:
+                        self._pet(owner, m.group(1).lower(), name)
 
     def _pet_names(self, sentence: str) -> None:
         """ "her name is Luna" after a pet was mentioned; "Sora (6)" gives an age."""
@@ -666,6 +729,7 @@ class _Turn:
     def _pet(self, owner: str, species: str, name: str) -> None:
         pet = self.out.entity(name, "animal")
         self.out.entities[pet.casefold()] = RawEntity(pet, "animal")  # not a person after all
+        species = _SPECIES_OF.get(species, species)
         self.used.add(pet.casefold())
         self.out.relation(owner, "has_pet", pet)
         self.out.attribute(pet, "species", species)
@@ -823,6 +887,16 @@ class _Turn:
             self._passive(c, who, rest)
             return
         np = noun_phrase(rest)
+        if verb in ("get", "have", "take") and [w.lower() for w in np[-1:]] in (
+            ["chance"], ["opportunity"], ["time"]
+        ):
+            k = next((i for i, w in enumerate(rest) if w.lower() == "to"), -1)
+            if 0 <= k < len(rest) - 1 and is_verb(rest[k + 1]):
+                inner = Clause(words=c.words, subject=c.subject, name=c.name, past=c.past,
+                               verb=lemma(rest[k + 1].lower()), verb_word=rest[k + 1],
+                               rest=rest[k + 2 :], modal=c.modal)
+                self._facts(inner, who, time)
+            return
         pps = _pp(rest)
         if self._keyed(c, who, verb, rest, np, pps):
             return
@@ -957,18 +1031,18 @@ class _Turn:
             return
         first = words[0].lower()
         nxt = words[1].lower() if len(words) > 1 else ""
-        if (
-            first.isdigit()
-            and 0 < int(first) < 120
-            and (len(words) == 1 or nxt in ("years", "year", "yrs", "y/o", "yo", "and", "now", "!"))
-        ):
-            self.out.attribute(who, "age", first)
+        if first.isdigit() and 0 < int(first) < 120:
+            unit = nxt in ("years", "year", "yrs", "y/o", "yo")
+            said_old = unit and len(words) > 2 and words[2].lower() == "old"
+            bare = len(words) == 1 or nxt in ("and", "now", "by", "btw", "soon", "today", "!")
+            if not c.past and (bare or said_old or (unit and c.verb == "be" and c.verb_word)):
+                self.out.attribute(who, "age", first)
             return
         if first in v.RELATIONSHIP_STATUS:
-            self.out.attribute(who, "relationship_status", v.RELATIONSHIP_STATUS[first])
-            if nxt in ("to", "with") and len(words) > 2 and words[2].casefold() in self.people:
-                other = self.out.entity(self.people[words[2].casefold()], "person")
-                self.out.relation(who, "married_to" if first == "married" else "partner_of", other)
+            if not c.past:
+                self.out.attribute(who, "relationship_status", v.RELATIONSHIP_STATUS[first])
+            self._spouse(who, first, words[1:])
+            self._copula(c, who, _after_first_clause(words[1:]))
             return
         if first == "in" and nxt == "a" and "relationship" in [w.lower() for w in words[:4]]:
             self.out.attribute(who, "relationship_status", "dating")
@@ -983,7 +1057,22 @@ class _Turn:
             return
         if first in v.NATIONALITIES:
             self.out.attribute(who, "nationality", first.capitalize())
+            self._copula(c, who, _after_first_clause(words[1:]))
             return
+        if first == "at" and len(words) > 1 and words[1][:1].isupper():
+            org = noun_phrase(words[1:], 4)
+            typed = self.out.entities.get(" ".join(org).casefold())
+            if org and org[-1].lower() in v.SCHOOL_WORDS:
+                self._school(who, org)
+            elif org and ((typed and typed.type == "organization") or " ".join(org).lower()
+                          in gz.ORGANIZATIONS):
+                self._employer(who, org)
+            return
+        if first == "in" and any(w.lower() == "at" for w in words):
+            school = next((p for prep, p in _pp(words) if prep == "at"), None)
+            if school and school[-1].lower() in v.SCHOOL_WORDS:
+                self._school(who, school)
+                return
         diet = (
             first if first in v.DIETS else (nxt if first in ("a", "an") and nxt in v.DIETS else "")
         )
@@ -1033,7 +1122,12 @@ class _Turn:
         phrase: list[str] = []
         for i, w in enumerate(title):
             low = w.lower()
-            if low in ("at", "for", "with", "in") or w in ",;:!?-" or low in v.BOUNDARY:
+            if (
+                low in ("at", "for", "with", "in", "from", "on")
+                or w in ",;:!?-"
+                or low in v.BOUNDARY
+                or (low in v.TIME_WORDS and phrase)
+            ):
                 break
             if low == "of" and not (
                 phrase and phrase[-1].lower() in ("head", "director", "vp", "chief", "president")
@@ -1051,11 +1145,33 @@ class _Turn:
             return False
         if phrase[0].lower() in ("good", "great", "bad", "terrible", "awesome", "amazing"):
             return False
-        self.out.attribute(who, "job_title", " ".join(phrase))
         rest = title[len(phrase) :]
-        if len(rest) >= 2 and rest[0].lower() in ("at", "for", "with"):
+        if head in ("student", "freshman", "sophomore", "undergrad", "undergraduate"):
+            school = next((p for prep, p in _pp(rest) if prep in ("at", "in")), None)
+            if school and school[0][:1].isupper():
+                self._school(who, school)
+            return True
+        self.out.attribute(who, "job_title", " ".join(phrase))
+        called = next(
+            (i for i, w in enumerate(rest[:8]) if w.lower() in ("called", "named")), None
+        )
+        if called is not None and rest[0].lower() in ("of", "at", "for"):
+            self._employer(who, rest[called + 1 :])
+        elif len(rest) >= 2 and rest[0].lower() in ("at", "for", "with"):
             self._employer(who, rest[1:])
         return True
+
+    def _spouse(self, who: str, status: str, words: list[str]) -> None:
+        """"married to Lena", "engaged to Tom": the partner, when named."""
+        for i, w in enumerate(words[:8]):
+            if w.lower() in ("to", "with") and i + 1 < len(words):
+                name = words[i + 1]
+                if name.casefold() in self.people or (name[:1].isupper() and name.isalpha()):
+                    other = self.out.entity(self.people.get(name.casefold(), name), "person")
+                    self.used.add(other.casefold())
+                    label = "married_to" if status == "married" else "partner_of"
+                    self.out.relation(who, label, other)
+                return
 
     def _employer(self, who: str, words: list[str]) -> None:
         org = noun_phrase(words, 4)
@@ -1126,9 +1242,14 @@ class _Turn:
             idx = next((i for i, w in enumerate(c.words) if lemma(w.lower()) == verb), -1)
             rest = c.words[idx + 1 :] if idx >= 0 else rest
         pps = _pp(rest)
-        if verb in ("promote",) and pps and pps[0][0] == "to":
-            self._job(who, pps[0][1])
+        if verb in ("promote", "make", "name", "appoint") and any(w.lower() == "to" for w in rest):
+            self._job(who, rest[[w.lower() for w in rest].index("to") + 1 :])
             return
+        if verb in ("make", "name", "appoint", "hire") and rest and rest[0].lower() not in (
+            "at", "by", "to"
+        ):
+            if self._job(who, rest):
+                return
         if verb in ("marry", "engage", "divorce"):
             status = {"marry": "married", "engage": "engaged", "divorce": "divorced"}[verb]
             self.out.attribute(who, "relationship_status", status)
@@ -1156,6 +1277,13 @@ class _Turn:
                 if prep == "with":
                     self.out.attribute(who, "health", " ".join(phrase))
             return
+        if verb in ("fire", "lay") and c.verb:
+            for prep, phrase in pps:
+                if prep in ("from", "at", "by") and phrase[0][:1].isupper():
+                    org = self.out.entity(" ".join(phrase), "organization")
+                    self.out.attribute(who, "employer", org, negated=True)
+        if c.verb:
+            self._action(c, who, noun_phrase(rest), pps, None)
 
     def _keyed(
         self,
@@ -1169,6 +1297,57 @@ class _Turn:
         """Facts with a canonical key; True when the clause said one (no action then)."""
         low_np = [w.lower() for w in np]
         prep_of = {p: phrase for p, phrase in reversed(pps)}
+        if verb in ("marry", "divorce", "engage") and c.verb_word.lower().endswith("ed") and (
+            not np or np[0].lower() in ("for", "since", "to")
+        ):
+            status = {"marry": "married", "divorce": "divorced", "engage": "engaged"}[verb]
+            if not c.past or c.elided:
+                self.out.attribute(who, "relationship_status", status)
+            self._spouse(who, status, rest)
+            return False
+        if verb == "date" and np and np[0].casefold() in self.people and not c.past:
+            self.out.attribute(who, "relationship_status", "dating")
+            other = self.out.entity(self.people[np[0].casefold()], "person")
+            self.out.relation(who, "partner_of", other)
+            return False
+        if verb == "eat" and low_np[:1] and low_np[0] in v.DIETS:
+            self.out.attribute(who, "diet", low_np[0])
+            return True
+        if verb == "diagnose" and "with" in prep_of:
+            self.out.attribute(who, "health", " ".join(prep_of["with"]))
+            return False
+        if verb in ("deal", "suffer", "struggle", "live") and ("with" in prep_of or "from" in
+                                                                prep_of):
+            cond = prep_of.get("with") or prep_of.get("from") or []
+            if cond and _condition(cond):
+                self.out.attribute(who, "health", " ".join(_strip_articles(cond)))
+                return True
+        if verb in ("have", "get", "finish", "earn", "complete", "start", "do", "take",
+                    "attend", "begin") and low_np:
+            degree = _degree(rest)
+            if degree:
+                key = "education" if verb in ("have", "finish", "earn", "complete") or c.past \
+                    else "learning"
+                if verb in ("do", "take", "attend", "start", "begin") and not c.past:
+                    key = "learning"
+                self.out.attribute(who, key, degree)
+                school = prep_of.get("at")
+                current = key == "learning" and not (c.modal or self._time(c, None))
+                if school and school[0][:1].isupper() and current:
+                    self._school(who, school)
+                return verb == "have"
+        if verb in ("know", "use", "code") and low_np and not c.past:
+            skills = [i for i in _list_items(rest) if i.split()[-1].lower() in v.TECH]
+            for item in skills:
+                word = item.split()[-1]
+                self.out.attribute(who, "skills", v.TECH_NAMES.get(word.lower(), word))
+            if skills:
+                return True
+        if verb in ("start", "begin") and "at" in prep_of and not c.modal:
+            org = prep_of["at"]
+            if org[0][:1].isupper() and org[-1].lower() not in v.SCHOOL_WORDS:
+                self._employer(who, org)
+                return False
         if verb in ("live", "reside") and "in" in prep_of:
             self._location(who, prep_of["in"])
             return not c.past
@@ -1251,7 +1430,8 @@ class _Turn:
                 self.out.attribute(who, "learning", " ".join(subject))
             return False
         if verb == "speak" and np:
-            langs = [i for i in _list_items(rest) if i.lower() in gz.LANGUAGES]
+            langs = [i.split()[-1] for i in _list_items(rest) if i.split()[-1].lower() in
+                     gz.LANGUAGES]
             for lang in langs:
                 self.out.attribute(who, "languages", lang.capitalize())
             return bool(langs)
@@ -1286,6 +1466,12 @@ class _Turn:
                 said = self._keyed(sub, who, verb, words, words, []) or said
             return said
         if verb in ("have", "get", "adopt", "own", "rescue") and low_np:
+            named = _NAMED_PET.search(" ".join(rest))
+            if named:
+                for name in (named.group(2), named.group(3)):
+                    if name and name.lower() not in gz.NOT_NAMES:
+                        self._pet(who, named.group(1).lower(), name)
+                return verb == "have" and not c.past
             head = low_np[-1]
             if " ".join(low_np[-2:]) in gz.PETS:
                 head = " ".join(low_np[-2:])
@@ -1302,7 +1488,7 @@ class _Turn:
                 if what:
                     self.out.attribute(who, "allergies", what)
                 return True
-            if head in v.HEALTH_CONDITIONS and verb in ("have", "get"):
+            if _condition(np) and verb in ("have", "get"):
                 self.out.attribute(who, "health", " ".join(np))
                 return verb == "have"
         if verb in v.INJURY_VERBS and len(low_np) >= 1 and low_np[-1] in v.BODY_PARTS:
@@ -1318,6 +1504,10 @@ class _Turn:
             self.out.attribute(who, "health", f"{state} {part}")
             return False
         if verb == "turn" and low_np and low_np[0].isdigit():
-            self.out.attribute(who, "age", low_np[0])
+            when = self._time(c, None)
+            if c.past or c.perfect:
+                self.out.attribute(who, "age", low_np[0])
+            if when is not None and when.precision == "day":
+                self.out.attribute(who, "birthday", f"{when.when:%B} {when.when.day}")
             return True
         return False

@@ -161,10 +161,20 @@ DIETS = _set(
 HEALTH_CONDITIONS = _set(
     "asthma diabetes migraines migraine anxiety depression adhd arthritis covid flu cold "
     "insomnia eczema cancer allergies hypertension celiac pneumonia bronchitis concussion "
-    "injury tendinitis fever"
+    "injury tendinitis fever headache headaches cough parkinson alzheimer's alzheimer "
+    "dementia autism dyslexia epilepsy ptsd ocd scoliosis sciatica psoriasis lupus anemia "
+    "endometriosis pcos tinnitus vertigo"
 )
+TECH = _set(
+    "python sql rust java javascript typescript excel go golang c++ c# ruby php swift kotlin "
+    "scala haskell r matlab react django docker kubernetes aws linux figma photoshop tableau "
+    "html css"
+)
+TECH_NAMES = {"sql": "SQL", "aws": "AWS", "html": "HTML", "css": "CSS", "c++": "C++",
+              "c#": "C#", "php": "PHP", "r": "R"}
 BODY_PARTS = _set(
-    "ankle arm leg wrist knee back shoulder foot hand finger toe hip neck rib nose elbow"
+    "ankle arm leg wrist knee back shoulder foot hand finger toe hip neck rib nose elbow acl "
+    "mcl meniscus achilles hamstring tendon ligament collarbone"
 )
 INJURY_VERBS = _set("break sprain injure hurt twist fracture tear pull dislocate")
 NATIONALITIES = _set(
@@ -179,7 +189,10 @@ INSTRUMENTS = _set(
     "piano guitar violin cello drums flute saxophone trumpet ukulele bass clarinet harp "
     "banjo keyboard"
 )
-DEGREES = _set("degree bachelor's master's masters bachelors phd mba diploma doctorate ba bs ma")
+DEGREES = _set(
+    "degree bachelor's master's masters bachelors bachelor master phd mba diploma doctorate "
+    "ba bs ma bsc msc"
+)
 SCHOOL_WORDS = _set("university college school academy institute uni")
 # Things an assistant's output is made of: an imperative about them is an instruction.
 OUTPUT_NOUNS = _set(
