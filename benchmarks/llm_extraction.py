@@ -116,13 +116,16 @@ def free_port() -> int:
         return port
 
 
-def server_argv(server: Server, model: Path, port: int, ctx: int, threads: int) -> list[str]:
+def server_argv(
+    server: Server, model: Path, port: int, *, ctx: int, threads: int, n_predict: int
+) -> list[str]:
     if server.kind == "llama-server":
         return [
             *server.argv,
             *("--model", str(model), "--host", HOST, "--port", str(port)),
             *("--ctx-size", str(ctx), "--threads", str(threads), "--parallel", "1"),
             *("--alias", MODEL_ALIAS, "--no-webui", "--offline"),
+            *(("--n-predict", str(n_predict)) if n_predict > 0 else ()),
         ]
     return [
         *server.argv,
@@ -133,7 +136,14 @@ def server_argv(server: Server, model: Path, port: int, ctx: int, threads: int) 
 
 @contextmanager
 def running_server(
-    server: Server, model: Path, *, ctx: int, threads: int, log_path: Path, wait_s: float
+    server: Server,
+    model: Path,
+    *,
+    ctx: int,
+    threads: int,
+    n_predict: int,
+    log_path: Path,
+    wait_s: float,
 ) -> Iterator[tuple[str, float]]:
     """Start the server, wait until it answers, yield (base URL, start seconds); always stop."""
     port = free_port()
@@ -142,7 +152,7 @@ def running_server(
     began = time.perf_counter()
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
-            server_argv(server, model, port, ctx, threads),
+            server_argv(server, model, port, ctx=ctx, threads=threads, n_predict=n_predict),
             stdout=log,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -424,19 +434,20 @@ def summarize_calls(calls: Sequence[Call]) -> dict[str, Any]:
     }
 
 
-def limited_suite(path: Path, cases: int | None, out: Path) -> Path:
-    """The suite file cut to its first ``cases`` cases (the model is slow on small machines)."""
+def sample_suite(path: Path, cases: int | None, out: Path) -> Path:
+    """The suite cut to ``cases`` cases spread evenly over it (it is ordered by topic)."""
     if cases is None:
         return path
-    lines: list[str] = []
-    seen = 0
+    preamble: list[str] = []
+    blocks: list[list[str]] = []
     for line in path.read_text("utf-8").splitlines():
         if line.strip().startswith("## "):
-            seen += 1
-            if seen > cases:
-                break
-        lines.append(line)
-    out.write_text("\n".join(lines) + "\n", "utf-8")
+            blocks.append([])
+        (blocks[-1] if blocks else preamble).append(line)
+    if cases >= len(blocks):
+        return path
+    picked = [blocks[i * len(blocks) // cases] for i in range(cases)]
+    out.write_text("\n".join(preamble + [ln for b in picked for ln in b]) + "\n", "utf-8")
     return out
 
 
@@ -449,7 +460,7 @@ def render_report(report: dict[str, Any]) -> str:
     out = [
         f"server: {s['kind']} {s['version']}".rstrip(),
         f"model: {s['model']} ({s['model_mb']} MB), ctx {s['ctx']}, {s['threads']} threads, "
-        f"ready in {s['start_s']:.1f}s",
+        f"n_predict {s['n_predict']}, ready in {s['start_s']:.1f}s",
         "",
         "## Pipeline: Memory.remember with Settings(extractor='llm')",
         "",
@@ -529,13 +540,22 @@ def main() -> None:
     parser.add_argument("--server-cmd", help="path of a llama-server binary")
     parser.add_argument("--server-python", help="python of the venv that has the server")
     parser.add_argument("--locomo", type=Path, default=DEFAULT_LOCOMO)
-    parser.add_argument("--turns", type=int, default=40, help="LoCoMo turns (default 40)")
+    parser.add_argument(
+        "--turns", type=int, default=35, help="LoCoMo turns (default 35: sessions 1-2 of conv-26)"
+    )
     parser.add_argument("--suite", type=Path, default=DEFAULT_SUITE)
     parser.add_argument(
-        "--suite-cases", type=int, default=12, help="first N suite cases; 0: skip, -1: all"
+        "--suite-cases", type=int, default=8, help="N suite cases, evenly spread; 0: skip, -1: all"
     )
     parser.add_argument("--ctx", type=int, default=4096)
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 2)
+    parser.add_argument(
+        "--n-predict",
+        type=int,
+        default=512,
+        help="llama-server's cap on tokens per reply (default 512; 0: none, a reply may then "
+        "run until the context is full)",
+    )
     parser.add_argument("--timeout", type=float, default=Settings().llm_timeout_seconds)
     parser.add_argument("--no-scores", action="store_true", help="pipeline only")
     parser.add_argument("--json", type=Path, help="write the full report here")
@@ -560,6 +580,7 @@ def main() -> None:
             model,
             ctx=args.ctx,
             threads=args.threads,
+            n_predict=args.n_predict,
             log_path=Path(tmp) / "server.log",
             wait_s=180,
         ) as (base, start_s):
@@ -572,6 +593,7 @@ def main() -> None:
                 "model_mb": round(model.stat().st_size / 2**20, 1),
                 "ctx": args.ctx,
                 "threads": args.threads,
+                "n_predict": args.n_predict if server.kind == "llama-server" else None,
                 "start_s": round(start_s, 2),
             }
             log(f"server ready at {base} in {start_s:.1f}s")
@@ -624,7 +646,7 @@ def score(args: argparse.Namespace, live: LiveExtractor, tmp: Path, log: Log) ->
         "ms_per_turn"
     ]
     if args.suite_cases != 0 and args.suite.exists():
-        suite = limited_suite(
+        suite = sample_suite(
             args.suite, None if args.suite_cases < 0 else args.suite_cases, tmp / "suite.txt"
         )
         out["suite"] = {}

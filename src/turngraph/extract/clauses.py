@@ -61,6 +61,12 @@ def is_verb(word: str) -> bool:
     return low in IRREGULAR or lemma(low) in v.VERBS
 
 
+def is_ing_verb(word: str) -> bool:
+    """An -ing form that is a verb in progress ("wrapping", "looking"), not "amazing"."""
+    low = word.lower()
+    return len(low) > 4 and low.endswith("ing") and low not in v.ING_WORDS
+
+
 def is_finite(word: str) -> bool:
     """A verb form that can head a clause with its own subject (not a bare -ing form)."""
     low = word.lower()
@@ -75,8 +81,14 @@ def is_finite(word: str) -> bool:
 
 
 def is_past(word: str) -> bool:
+    """A past tense or participle: a listed verb's, an irregular one, or any other -ed word
+    that is no known adjective ("developed", "wrapped"; not "tired", "excited")."""
     low = word.lower()
-    return (low.endswith("ed") and lemma(low) in v.VERBS) or low in _PAST_IRREGULAR
+    if low in _PAST_IRREGULAR:
+        return True
+    if not low.endswith("ed") or len(low) < 5 or low in gz.NOT_ACTIONS:
+        return False
+    return lemma(low) in v.VERBS or low[-3] not in "e"  # "need", "speed" are not pasts
 
 
 @dataclass
@@ -129,6 +141,14 @@ def split_clauses(words: list[str]) -> list[tuple[str, list[str]]]:
             parts.append((lead, current))
             lead, current = low, []
             continue
+        if (
+            low in ("i", "we")
+            and current
+            and current[0].lower() in ("after", "before", "since", "when", "while", "once", "if")
+            and len(current) > 1
+        ):
+            parts.append((lead, current[1:]))
+            lead, current = current[0].lower(), []
         current.append(w)
         if len(current) >= MAX_CLAUSE_TOKENS:
             parts.append((lead, current))
@@ -254,7 +274,10 @@ def _subject(c: Clause, words: list[str], i: int, people: dict[str, str], pronou
     if w[:1].isupper() and not is_verb(w):
         c.subject = "other"
         return _skip_noun_phrase(words, i)
-    if is_verb(w) or low in ("just", "got", "going", "finally", "gonna"):
+    nxt_low = words[i + 1].lower() if i + 1 < n else ""
+    if (is_verb(w) or low in ("just", "got", "going", "finally", "gonna")) and not (
+        nxt_low in v.BE or nxt_low in v.MODALS or nxt_low in ("has", "makes", "helps", "keeps")
+    ):
         c.subject, c.elided = "", True
         return i
     after = words[i + 1].lower() if i + 1 < n else ""
@@ -317,7 +340,7 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
         if copula and not (
             low in v.FREQUENCY or low in v.HEDGES or low in v.ADVERBS or low in v.NEGATIONS
         ):
-            if low.endswith("ing") and is_verb(low):
+            if is_ing_verb(low):
                 c.progressive = True
             elif low in _PARTICIPLES:
                 c.passive = True
@@ -363,7 +386,7 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
                 continue
             if low in ("was", "were"):
                 c.past = True
-            if nxt.endswith("ing") and is_verb(nxt) and nxt not in ("thing", "something"):
+            if is_ing_verb(nxt):
                 c.progressive = True
             elif nxt in _PARTICIPLES or (is_past(nxt) and nxt2 in ("to", "by", "at", "in", "as")):
                 c.passive = True
@@ -439,6 +462,11 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
             c.verb, c.verb_word = "be", w
             c.rest = words[i + 1 :]
             return
+        elif (low.endswith("ly") and len(low) > 4 and not is_verb(low)) or (
+            not is_verb(low) and low.isalpha() and nxt and is_verb(nxt) and nxt not in v.BE
+            and low not in v.DETERMINERS and low not in v.PREPOSITIONS
+        ):
+            pass  # an adverb, or a misspelt one: "I absolutley love DIYs"
         else:
             c.verb_word = w
             c.verb = "be" if low in v.BE else lemma(low)

@@ -13,7 +13,7 @@ wished or planned without a date (a goal), habitual (a habit).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from turngraph.extract import gazetteers as gz
 from turngraph.extract import vocab as v
@@ -117,9 +117,10 @@ _YOU_HAVE_PET = re.compile(
 )
 _SPECIES = re.compile(r"\b(" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?\b", re.I)
 _SPECIES_OF = {"kitten": "cat", "kitty": "cat", "puppy": "dog", "pup": "dog", "doggo": "dog"}
+_COUNTS = frozenset("a few couple several two three four five six ten many some".split())
 _VAGUE_OBJECTS = frozenset(
     "well great fine badly ok okay smoothly good bad better worse awesome amazing wild crazy "
-    "home lot lots bit time fun".split()
+    "home lot lots bit time fun blast birthday day night chance opportunity".split()
 )
 _STATUS_OF_KIN = {
     "wife": "married",
@@ -222,7 +223,14 @@ def noun_phrase(words: list[str], limit: int = MAX_OBJECT_WORDS) -> list[str]:
             break
         if out and (low in v.BE or low in v.MODALS or low in ("originally", "now", "btw")):
             break
-        if out and is_past(low) and low not in ("used", "named", "called"):
+        if out and (low in _COUNTS or low.isdigit()) and any(
+            x.lower().rstrip("s") in ("day", "week", "month", "year", "hour", "minute")
+            for x in words[i + 1 : i + 3]
+        ):
+            break
+        if out and (low in v.FREQUENCY or low in ("pretty", "really", "so")):
+            break
+        if out and is_past(low) and lemma(low) in v.VERBS and low not in ("used", "named", "called"):
             break
         out.append(w)
         if len(out) >= limit + 2:
@@ -404,6 +412,7 @@ class _Turn:
         self.pronoun = ""  # whom "he" / "she" points to
         self.used: set[str] = set()
         self.lowercase = False
+        self.restating = False  # an earlier sentence is being said again: no corrections
         self.last_species = ""  # the kind of pet last mentioned, for "her name is Luna"
         for name in (ctx.speaker, self.addressee):
             if name and name not in ("user", "assistant"):
@@ -602,7 +611,7 @@ class _Turn:
         new value, what the speaker said earlier in the session; reconciliation then records
         the correction."""
         body = sentence.strip().rstrip(".!")
-        if len(body) > 200 or not self.ctx.history:
+        if len(body) > 200 or not self.ctx.history or self.restating:
             return False
         m = _CORRECTION.search(body)
         if m:
@@ -640,19 +649,24 @@ class _Turn:
             if pattern.search(earlier):
                 value = new if new[:1].isupper() or not old[:1].isupper() else _cap(new)
                 fixed = _DOUBLED.sub(r"\1", pattern.sub(value, earlier, count=1))
+                self.restating = True
                 self._sentence(fixed, first=True)
+                self.restating = False
                 return True
         return False
 
     def _restate_value(self, new: str) -> bool:
         """A bare new value ("33", "june 13"): it replaces the earlier value of the same shape."""
         shape = _shape(new)
+        alone = replace(self.ctx, history=())
         for earlier in self._history_sentences():
-            said = _Turn(self.ctx).run(earlier)
+            said = _Turn(alone).run(earlier)
             for a in said.attributes:
                 if a.key in SINGLE_VALUED and _shape(a.value) == shape and a.value in earlier:
                     fixed = earlier.replace(a.value, new, 1)
+                    self.restating = True
                     self._sentence(fixed, first=True)
+                    self.restating = False
                     return True
         return False
 
@@ -1083,6 +1097,14 @@ class _Turn:
             for item in _list_items(words[2:]):
                 self.out.attribute(who, "allergies", item)
             return
+        if first == "all" and nxt == "about" and len(words) > 2:
+            for item in _list_items(words[2:]):
+                if not _pronoun_object(item.split()):
+                    self.out.attribute(who, "likes", item)
+            return
+        if first in ("keen", "big") and nxt in ("on", "fan"):
+            words = words[1:] if first == "big" else ["into", *words[2:]]
+            first = words[0].lower()
         if first in ("into", "obsessed", "passionate", "crazy") or (
             first in ("a", "an", "huge", "big") and "fan" in [w.lower() for w in words[:3]]
         ):

@@ -79,7 +79,18 @@ LIGHT_VERBS = _set(
 )
 # Of the light verbs, those that still make an action when they have a real object.
 OBJECT_VERBS = _set(
-    "have get give make do take go come put help keep tell ask see hear miss remember chat talk"
+    "have get give make do take go come put help keep tell ask see hear miss remember chat talk "
+    "appreciate value cherish admire need support respect treasure"
+)
+# -ing words that are not verbs in progress after "is": "it's amazing", "a wedding".
+ING_WORDS = _set(
+    "amazing interesting exciting boring thing something nothing everything anything morning "
+    "evening wedding building ceiling king ring spring sibling darling pudding clothing "
+    "awesome stunning inspiring relaxing refreshing rewarding challenging fascinating "
+    "overwhelming frustrating encouraging amusing charming surprising disappointing "
+    "heartwarming heartbreaking humbling exhausting thrilling terrifying touching uplifting "
+    "calming soothing satisfying fulfilling welcoming loving caring outstanding understanding "
+    "willing missing lacking"
 )
 ASPECT_VERBS = _set("start begin stop quit keep continue finish resume")
 INTENT_VERBS = _set("want plan hope intend aim wish dream decide try aspire")
