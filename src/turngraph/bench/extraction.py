@@ -145,6 +145,7 @@ _SYNONYMS = [
     "buy purchase",
     "adopt adoption",
     "friend friends",
+    "appreciate grateful thankful gratitude thank mean",
 ]
 _GROUP: dict[str, int] = {}
 for _i, _line in enumerate(_SYNONYMS):

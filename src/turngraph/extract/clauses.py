@@ -29,6 +29,12 @@ _PAST_IRREGULAR = frozenset(
 _PARTICIPLES = frozenset(
     ["promoted", "married", "engaged", "hired", "divorced", "accepted", "fired", "laid", "diagnosed", "elected", "selected", "injured", "bitten", "stuck", "born", "raised", "admitted", "transferred", "offered", "adopted", "named", "called", "involved", "based", "located", "invited", "nominated", "awarded", "robbed", "scammed", "dumped"]
 )
+# Bare verbs that open a statement about oneself rather than an imperative: "love it!",
+# "miss you", "hope you're well".
+_SAID_OF_ONESELF = frozenset(
+    "love like hate miss need hope wish guess think appreciate agree want feel know bet "
+    "wonder enjoy adore prefer".split()
+)
 _CUTS = frozenset(',;:()"-')
 # Words that open a verbless description of someone: "single again", "brazilian living in
 # lisbon", "allergic to peanuts", "from Lviv".
@@ -278,6 +284,9 @@ def _subject(c: Clause, words: list[str], i: int, people: dict[str, str], pronou
     if (is_verb(w) or low in ("just", "got", "going", "finally", "gonna")) and not (
         nxt_low in v.BE or nxt_low in v.MODALS or nxt_low in ("has", "makes", "helps", "keeps")
     ):
+        if c.lead == "" and lemma(low) == low and low not in _SAID_OF_ONESELF and low not in v.BE:
+            c.subject = "imperative"  # "check out my new bike": asks, states nothing
+            return i
         c.subject, c.elided = "", True
         return i
     after = words[i + 1].lower() if i + 1 < n else ""
@@ -432,6 +441,10 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
             continue
         elif low == "used" and nxt == "to":
             c.modal = "used_to"
+            i += 2
+            continue
+        elif low in ("tend", "tends", "tended") and nxt == "to":
+            c.frequency = True
             i += 2
             continue
         elif (lemma(low) in v.INTENT_VERBS or low in ("need", "needs", "needed")) and nxt == "to":

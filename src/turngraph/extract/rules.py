@@ -117,10 +117,63 @@ _YOU_HAVE_PET = re.compile(
 )
 _SPECIES = re.compile(r"\b(" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?\b", re.I)
 _SPECIES_OF = {"kitten": "cat", "kitty": "cat", "puppy": "dog", "pup": "dog", "doggo": "dog"}
+_TIME_UNITS = frozenset(
+    "week weekend month year morning evening afternoon night time summer winter spring fall "
+    "autumn semester season day monday tuesday wednesday thursday friday saturday sunday "
+    "january february march april may june july august september october november december"
+    .split()
+)
 _COUNTS = frozenset("a few couple several two three four five six ten many some".split())
+_PHOTO = re.compile(
+    r"\b(?:here'?s|here is|this is|check out|look at|take a look at|sharing|sending you|i took)"
+    r" (?:a|the|this|my|some|another) (?:quick |recent |new |cute |little )?"
+    r"(?:photo|pic|picture|shot|snap|snapshot|selfie)s? (?:of|from) (.{3,80})",
+    re.I,
+)
+_MEANS_A_LOT = re.compile(
+    r"^(?:\w+,\s*)?((?:your|the|all your|all the|our) [\w' ]{3,40}?) (?:really |truly )?"
+    r"(?:means?|meant) (?:a lot|so much|the world|everything)",
+    re.I,
+)
+_GERUND_PRAISE = re.compile(
+    r"^(?:\w+,\s*)?([a-z]+ing)(?: '?s| is| has been| was)? (?:really |so |such |just |always )?"
+    r"(?:a |an |my )?(?:really |so |super )?(?:fun|great|awesome|amazing|relaxing|therapeutic|"
+    r"rewarding|fulfilling|calming|soothing|my passion|my favorite|the best|a blast|a great way|"
+    r"a fun way|a good way|a nice way|a wonderful way|a huge part of my life|my thing|my escape|"
+    r"my happy place|life)\b",
+    re.I,
+)
+_DREAM = re.compile(
+    r"\b(?:my (?:dream|goal|plan|hope|aim|mission)(?: is|'s| has always been| was)|it'?s (?:been )?"
+    r"(?:a|my) (?:dream|goal)(?: of mine)?|i'?ve always wanted|i have always wanted) to (\w+) "
+    r"(.{2,80})",
+    re.I,
+)
+_NOT_ADVICE = frozenset(
+    "look check take let see tell wish guess say thank excuse pardon hang talk hit send show "
+    "give come go keep get have".split()
+)
+_STANCE = {
+    ("proud", "of"): "be proud of",
+    ("grateful", "for"): "be grateful for",
+    ("thankful", "for"): "be thankful for",
+    ("excited", "about"): "be excited about",
+    ("excited", "for"): "be excited about",
+    ("scared", "of"): "be scared of",
+    ("afraid", "of"): "be afraid of",
+    ("worried", "about"): "be worried about",
+    ("nervous", "about"): "be nervous about",
+    ("interested", "in"): "likes",
+    ("passionate", "about"): "likes",
+    ("keen", "on"): "likes",
+    ("obsessed", "with"): "likes",
+    ("good", "at"): "skills",
+    ("great", "at"): "skills",
+}
 _VAGUE_OBJECTS = frozenset(
     "well great fine badly ok okay smoothly good bad better worse awesome amazing wild crazy "
-    "home lot lots bit time fun blast birthday day night chance opportunity".split()
+    "home lot lots bit time fun blast birthday day night chance opportunity longer more less "
+    "again around everywhere anywhere somewhere there here all tight".split()
 )
 _STATUS_OF_KIN = {
     "wife": "married",
@@ -212,13 +265,25 @@ def noun_phrase(words: list[str], limit: int = MAX_OBJECT_WORDS) -> list[str]:
         low = w.lower()
         if w in ',;:()"!?-' or low in v.BOUNDARY or (low in ("'s",) and not out):
             break
-        if low in v.TIME_WORDS and (out or low not in ("morning", "evening", "weekend")):
+        determiner = low in ("this", "that", "these", "those", "last", "next") and not (
+            i + 1 < len(words) and words[i + 1].lower() in _TIME_UNITS
+        )
+        if low in v.TIME_WORDS and not determiner and (
+            out or low not in ("morning", "evening", "weekend")
+        ):
             if not (low in ("day", "week", "month", "year") and out and out[-1].isdigit()):
                 break
         if low in v.PREPOSITIONS and not (
             low == "of" and out and i + 1 < len(words) and words[i + 1][:1].isalpha()
         ):
             break
+        if low in ("and", "or", "&") and out and i + 1 < len(words):
+            nxt = words[i + 1].lower()
+            # "offers and promotions" is one phrase; "... and went home" is not.
+            if nxt in v.SUBJECT_PRONOUNS or is_verb(nxt) or nxt in v.BOUNDARY or len(out) >= 4:
+                break
+            out.append(w)
+            continue
         if low in v.NEGATIONS or low in ("anymore", "too", "either", "again", "though"):
             break
         if out and (low in v.BE or low in v.MODALS or low in ("originally", "now", "btw")):
@@ -246,7 +311,7 @@ def _pp(words: list[str]) -> list[tuple[str, list[str]]]:
         low = w.lower()
         if low in v.PREPOSITIONS and low != "of":
             np = noun_phrase(words[i + 1 :])
-            if np:
+            if np and np[0].lower() not in ("i", "we", "he", "she", "they", "you"):
                 out.append((low, np))
     return out
 
@@ -523,6 +588,9 @@ class _Turn:
                 self._fragment(clause, carried, opening=first and n == 0)
                 continue
             self._kin_mentions(clause)
+            if clause.subject == "imperative":
+                self._advice(clause)
+                continue
             self._clause(clause, hedged=hedged or conditional, time=pending_time)
             pending_time = None
             if clause.subject in ("self", "person"):
@@ -536,6 +604,17 @@ class _Turn:
                 self.addressee.casefold(),
             ):
                 self.pronoun = name
+
+    def _advice(self, clause: Clause) -> None:
+        """"Keep believing in yourself!" said to a person (not to an assistant): advice."""
+        person = self.addressee and self.addressee.casefold() not in ("assistant", "user")
+        if not person or self.ctx.role != "user" or clause.negated or clause.verb in _NOT_ADVICE:
+            return
+        what = _habit_phrase(clause)
+        if len(what.split()) >= 2:
+            self.out.actions.append(
+                RawAction(self._speaker(), "recommend", what, f"{self.speaker}: {clause.text}"[:240])
+            )
 
     def _last_named(self, words: list[str]) -> str:
         for w in reversed(words):
@@ -674,6 +753,8 @@ class _Turn:
 
     def _patterns(self, sentence: str) -> None:
         low = sentence.lower()
+        if self.ctx.role == "user" and len(sentence) < 400:
+            self._idioms(sentence)
         m = re.search(r"\bmy (?:full )?name is ([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,3})", sentence)
         if m:
             self.out.attribute(self._speaker(), "name", m.group(1))
@@ -730,6 +811,36 @@ class _Turn:
                 for name in (m.group(2), m.group(3)):
                     if name:
                         self._pet(owner, m.group(1).lower(), name)
+
+    def _idioms(self, sentence: str) -> None:
+        """Set phrases of chat that state a fact about the speaker: "here's a pic of my new
+        bike", "your support means a lot", "painting is so relaxing", "my dream is to ..."."""
+        m = _PHOTO.search(sentence)
+        if m:
+            what = noun_phrase(tokenize(m.group(1)), 6)
+            if what and not _pronoun_object(what):
+                self.out.actions.append(
+                    RawAction(self._speaker(), "share", f"photo of {' '.join(what)}",
+                              f"{self.speaker} shared a photo of {' '.join(what)}")
+                )
+        m = _MEANS_A_LOT.search(sentence)
+        if m:
+            what = _strip_articles(tokenize(m.group(1)))
+            if what and len(what) <= 6 and not _pronoun_object(what):
+                self.out.actions.append(
+                    RawAction(self._speaker(), "appreciate", " ".join(what),
+                              f"{self.speaker} appreciates {' '.join(what)}")
+                )
+        m = _GERUND_PRAISE.match(sentence)
+        if m:
+            self.out.attribute(self._speaker(), "likes", m.group(1).lower())
+        m = _DREAM.search(sentence)
+        if m:
+            goal = _habit_phrase(
+                Clause(words=[], verb=lemma(m.group(1).lower()), rest=tokenize(m.group(2)))
+            )
+            if goal and len(goal.split()) >= 2:
+                self.out.attribute(self._speaker(), "goals", goal)
 
     def _pet_names(self, sentence: str) -> None:
         """ "her name is Luna" after a pet was mentioned; "Sora (6)" gives an age."""
@@ -1096,6 +1207,20 @@ class _Turn:
         if first == "allergic" and nxt == "to":
             for item in _list_items(words[2:]):
                 self.out.attribute(who, "allergies", item)
+            return
+        stance = _STANCE.get((first, nxt))
+        if stance and len(words) > 2:
+            obj = noun_phrase(words[2:], 7) if not words[2].lower().endswith("ing") else (
+                _habit_phrase(Clause(words=[], verb=words[2].lower(), rest=words[3:]))
+                .split()
+            )
+            if obj and not _pronoun_object(obj):
+                if stance in ("likes", "skills"):
+                    self.out.attribute(who, stance, " ".join(obj))
+                else:
+                    self.out.actions.append(
+                        RawAction(who, stance, " ".join(obj), f"{who} {' '.join(c.words)}"[:240])
+                    )
             return
         if first == "all" and nxt == "about" and len(words) > 2:
             for item in _list_items(words[2:]):

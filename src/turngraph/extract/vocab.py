@@ -29,6 +29,7 @@ PREPOSITIONS = _set(
 # Words that end a noun phrase.
 BOUNDARY = _set(
     "and but so because since when while which who whom whose that though although if unless "
+    "after before once "
     "as than or nor yet then where whereas whether until till"
 )
 TIME_WORDS = _set(
@@ -256,5 +257,29 @@ VERBS = _set(
     "promote transfer relocate sell buy purchase rent lease borrow lend owe earn spend "
     "volunteer help support mentor lead manage run organize plan schedule book reserve "
     "engage divorce propose freelance consult diagnose injure sprain fracture twist tear "
-    "meditate journal swim stretch bike switch smoke vape drink leave fire lay"
+    "meditate journal swim stretch bike switch smoke vape drink leave fire lay "
+    "appreciate value cherish admire respect treasure adore hate dislike prefer wonder "
+    "hope wish guess suppose believe doubt agree disagree mention notice recognize "
+    "recommend suggest advise warn promise admit deny explain describe discuss argue "
+    "complain apologize forgive thank praise blame accept reject refuse ignore avoid "
+    "prevent protect save rescue defend attack chase catch miss hit kick throw toss "
+    "grab hold hug kiss touch push pull lift carry drag shake wave point nod smile laugh "
+    "cry scream shout whisper sigh breathe sneeze cough sleep nap rest relax chill "
+    "wrap unwrap gather collect sort organize arrange prepare plan draft sketch design "
+    "invent discover explore investigate analyze analyse study review revise edit proofread "
+    "translate interpret compose arrange record film shoot capture photograph frame print "
+    "post share upload download stream binge browse scroll search google "
+    "shop order deliver ship pack wrap mail text call phone email message chat "
+    "celebrate honor honour remember memorialize mourn grieve heal recover survive thrive "
+    "struggle cope manage handle balance juggle prioritize focus concentrate "
+    "pursue chase follow lead guide coach mentor teach train educate inspire motivate "
+    "encourage empower uplift comfort console reassure support help assist serve volunteer "
+    "donate contribute raise fundraise sponsor organize host attend join participate "
+    "compete win lose tie score beat train practice rehearse perform audition "
+    "apply interview submit publish release launch open close expand grow shrink "
+    "renovate remodel repaint redecorate build construct assemble install repair fix "
+    "clean tidy declutter garden plant water prune harvest mow rake shovel "
+    "adopt foster nurture raise babysit feed walk groom bathe train "
+    "hike climb camp kayak canoe paddle surf ski snowboard skate swim dive snorkel fish "
+    "visit tour explore travel fly drive ride commute sail cruise wander roam"
 )
