@@ -146,6 +146,7 @@ _SYNONYMS = [
     "adopt adoption",
     "friend friends",
     "appreciate grateful thankful gratitude thank mean",
+    "prepare ready",
 ]
 _GROUP: dict[str, int] = {}
 for _i, _line in enumerate(_SYNONYMS):
@@ -172,7 +173,11 @@ def _groups(stems: Iterable[str]) -> set[int]:
         if s in _GROUP:
             out.add(_GROUP[s])
         elif len(s) >= 5:
-            out.update(g for word, g in _GROUP.items() if len(word) >= 4 and s.startswith(word))
+            out.update(
+                g
+                for word, g in _GROUP.items()
+                if len(word) >= 5 and (s.startswith(word) or word.startswith(s))
+            )
     return out
 
 

@@ -378,12 +378,22 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
                 c.perfect = True
             else:
                 c.modal = "would"
+        elif low in ("can", "could") and nxt == "n't" and nxt2 == "stop":
+            c.aspect = "keep"  # "can't stop thinking about it": keeps doing it
+            i += 3
+            continue
         elif low in ("can", "could"):
             c.modal = c.modal or "can"
         elif low in ("should", "must"):
             c.modal = "must"
         elif low in ("might", "may"):
             c.hedged = True
+        elif low in v.BE and nxt == "off" and nxt2 == "to":
+            c.modal = "future"
+            i += 3
+            if i < n and words[i].lower() == "go" and i + 1 < n and is_ing_verb(words[i + 1]):
+                i += 1  # "off to go swimming"
+            continue
         elif low in v.BE:
             if nxt == "going" and nxt2 == "to":
                 c.modal = "future"
@@ -452,7 +462,7 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
             i += 2
             continue
         elif low in ("thinking", "considering", "dreaming") and (
-            nxt in ("about", "of") or nxt.endswith("ing")
+            (nxt in ("about", "of") and is_ing_verb(nxt2)) or is_ing_verb(nxt)
         ):
             c.modal, c.intent_verb = "intent", lemma(low)
             i += 2 if nxt in ("about", "of") else 1

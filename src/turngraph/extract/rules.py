@@ -65,6 +65,7 @@ _HEDGE_LEAD = re.compile(
     re.I,
 )
 _ARTICLES = (
+    "another",
     "a",
     "an",
     "the",
@@ -168,6 +169,8 @@ _STANCE = {
     ("keen", "on"): "likes",
     ("obsessed", "with"): "likes",
     ("good", "at"): "skills",
+    ("excited", "to"): "be excited to",
+    ("looking", "forward"): "look forward to",
     ("great", "at"): "skills",
 }
 _VAGUE_OBJECTS = frozenset(
@@ -1062,8 +1065,11 @@ class _Turn:
     ) -> None:
         verb = c.verb + (f" {c.particle}" if c.particle else "")
         if c.verb in v.LIGHT_VERBS and (c.verb not in v.OBJECT_VERBS or _pronoun_object(np)):
-            if not (c.verb in ("go", "come") and pps):
+            searching = c.verb == "look" and pps and pps[0][0] in ("into", "for")
+            if not ((c.verb in ("go", "come") and pps) or searching):
                 return
+            if searching:
+                verb = f"look {pps[0][0]}"
         if _pronoun_object(np) and np:
             return
         place = ""
@@ -1207,6 +1213,13 @@ class _Turn:
         if first == "allergic" and nxt == "to":
             for item in _list_items(words[2:]):
                 self.out.attribute(who, "allergies", item)
+            return
+        if (first, nxt) in (("part", "of"), ("a", "member"), ("member", "of")) and len(words) > 2:
+            group = noun_phrase(words[3:] if first == "a" else words[2:], 5)
+            if group and not _pronoun_object(group) and group[-1].lower() not in ("it", "this"):
+                org = self.out.entity(" ".join(group), "organization")
+                self.used.add(org.casefold())
+                self.out.relation(who, "member_of", org)
             return
         stance = _STANCE.get((first, nxt))
         if stance and len(words) > 2:
@@ -1595,6 +1608,11 @@ class _Turn:
             items = rest
             if rest and rest[0].lower() == "to" and len(rest) > 1:
                 items = [_gerund(lemma(rest[1].lower())), *rest[2:]]
+            if items and items[0].lower().endswith("ing") and len(items) > 1:
+                doing = _habit_phrase(Clause(words=[], verb=items[0].lower(), rest=items[1:]))
+                if doing and not _pronoun_object(doing.split()[1:] or ["x"]):
+                    self.out.attribute(who, key, doing)
+                    return True
             said = False
             for item in _list_items(items):
                 if not _pronoun_object(item.split()) and item.lower() not in ("you", "it"):
