@@ -147,6 +147,10 @@ def split_clauses(words: list[str]) -> list[tuple[str, list[str]]]:
             parts.append((lead, current))
             lead, current = low, []
             continue
+        if low in ("i", "we") and len(current) >= 2 and current[-1].lower() in ("much", "how"):
+            # "reminds me how much I love performing": the clause after "how (much)".
+            parts.append((lead, current))
+            lead, current = "how", []
         if (
             low in ("i", "we")
             and current
@@ -490,6 +494,8 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
             and low not in v.DETERMINERS and low not in v.PREPOSITIONS
         ):
             pass  # an adverb, or a misspelt one: "I absolutley love DIYs"
+        elif not low[:1].isalpha():
+            return  # punctuation or a number where a verb should be: no verb here
         else:
             c.verb_word = w
             c.verb = "be" if low in v.BE else lemma(low)

@@ -15,7 +15,7 @@ from turngraph.extract import vocab as v
 
 _PREFIX = re.compile(
     r"^(?:(?:ok(?:ay)?|also|and|oh|btw|by the way|one more thing|hey|hi|actually|"
-    r"scratch that|sorry|wait|quick thing|two things|one thing)\W+)*"
+    r"scratch that|sorry|wait|quick thing|two things|one thing|so|but)\W+)*"
     r"(?P<lead>(?:please\s+)?(?:(?:can|could|would|will) you(?: please)?(?: always| never)?\s+|"
     r"you can\s+|you should\s+|"
     r"I (?:want|need|would like|'d like|'d prefer|prefer|would prefer) (?:you|it if you) to\s+|"

@@ -99,7 +99,7 @@ _CORRECTION_LEAD = re.compile(
     re.I,
 )
 _DOUBLED = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.I)
-_PARTS = re.compile(r"\s*(?:[,;:]|\s-\s|\bbut\b|\bso\b|\band\b)\s*", re.I)
+_PARTS = re.compile(r"\s*(?:[,;:]|\s-\s|\bbut\b)\s*", re.I)
 _REPORTING = frozenset({"think", "believe", "guess", "suppose", "hear", "say", "reckon"})
 _NO_MORE = re.compile(r"\b(?:anymore|any more|no longer|these days)\b", re.I)
 _SARCASM = re.compile(r"^(?:oh\s+)?(?:sure|yeah right|riiight)\b\W", re.I)
@@ -141,7 +141,19 @@ _GERUND_PRAISE = re.compile(
     r"(?:a |an |my )?(?:really |so |super )?(?:fun|great|awesome|amazing|relaxing|therapeutic|"
     r"rewarding|fulfilling|calming|soothing|my passion|my favorite|the best|a blast|a great way|"
     r"a fun way|a good way|a nice way|a wonderful way|a huge part of my life|my thing|my escape|"
-    r"my happy place|life)\b",
+    r"my happy place|life|therapy|my therapy|my haven|my passion|my stress fix)\b",
+    re.I,
+)
+_THING_PRAISE = re.compile(
+    r"^(?:\w+,\s*)?((?:my )?[A-Za-z]+(?: [a-z]+)?)(?: '?s| is| are| has always been|'s always "
+    r"been) (?:always |just |really |truly )?(?:a (?:huge|big) part of my life|(?:my|our) "
+    r"(?:\w+ )?(?:haven|passion|therapy|escape|happy place|stress fix|thing|jam|muse|outlet|"
+    r"chill time|safe place|sanctuary)|therapy for me)\b",
+    re.I,
+)
+_IT_IS_GREAT = re.compile(
+    r"^(?:\w+,\s*)?it'?s (?:so |really |always |just |super )?(?:great|nice|fun|awesome|amazing|"
+    r"wonderful|rewarding|fulfilling|relaxing) (?:to (\w+)|([a-z]+ing))\b ?(.{0,80})",
     re.I,
 )
 _DREAM = re.compile(
@@ -170,6 +182,12 @@ _STANCE = {
     ("obsessed", "with"): "likes",
     ("good", "at"): "skills",
     ("excited", "to"): "be excited to",
+    ("thrilled", "to"): "be excited to",
+    ("stoked", "to"): "be excited to",
+    ("pumped", "to"): "be excited to",
+    ("eager", "to"): "be excited to",
+    ("keen", "to"): "be excited to",
+    ("determined", "to"): "be determined to",
     ("looking", "forward"): "look forward to",
     ("great", "at"): "skills",
 }
@@ -585,6 +603,7 @@ class _Turn:
                 clause.subject = "self"
             previous = words
             if not clause.verb:
+                self._kin_mentions(clause)
                 when = resolve_time(clause.text, self.ctx.observed_at)
                 if when is not None and len(words) <= 4:
                     pending_time = when
@@ -619,6 +638,19 @@ class _Turn:
                 RawAction(self._speaker(), "recommend", what, f"{self.speaker}: {clause.text}"[:240])
             )
 
+    def _ages(self, words: list[str]) -> None:
+        """"me 28, my brother Tevita 31": ages given in a list."""
+        for i in range(len(words) - 1):
+            if not (words[i + 1].isdigit() and 0 < int(words[i + 1]) < 120):
+                continue
+            if i + 2 < len(words) and words[i + 2] not in (",", ";"):
+                continue
+            who = words[i]
+            if who.lower() == "me":
+                self.out.attribute(self._speaker(), "age", words[i + 1])
+            elif who.casefold() in self.people and who.casefold() != self.speaker.casefold():
+                self.out.attribute(self.people[who.casefold()], "age", words[i + 1])
+
     def _last_named(self, words: list[str]) -> str:
         for w in reversed(words):
             if w.casefold() in self.people and w.casefold() != self.speaker.casefold():
@@ -634,6 +666,8 @@ class _Turn:
         """A verbless piece ("from Alexandria", "married to Lena", "single again", "just a
         senior analyst") continues the clause before it, or describes the speaker when it
         opens a user's turn."""
+        if self.ctx.role == "user":
+            self._ages(clause.words)
         words = [w for w in clause.words if w.lower() not in v.DISCOURSE | v.ADVERBS]
         words = [w for w in words if w.lower() not in ("now", "again", "originally")]
         if not words or len(words) > 8:
@@ -834,9 +868,15 @@ class _Turn:
                     RawAction(self._speaker(), "appreciate", " ".join(what),
                               f"{self.speaker} appreciates {' '.join(what)}")
                 )
-        m = _GERUND_PRAISE.match(sentence)
-        if m:
+        m = _GERUND_PRAISE.match(sentence) or _THING_PRAISE.match(sentence)
+        if m and m.group(1).split()[0].lower() not in v.PRONOUN_OBJECTS | v.SUBJECT_PRONOUNS:
             self.out.attribute(self._speaker(), "likes", m.group(1).lower())
+        m = _IT_IS_GREAT.match(sentence)
+        if m:
+            doing = _gerund(lemma(m.group(1).lower())) if m.group(1) else m.group(2).lower()
+            rest = _habit_phrase(Clause(words=[], verb=doing, rest=tokenize(m.group(3) or "")))
+            if rest and not _pronoun_object(rest.split()[1:] or ["x"]):
+                self.out.attribute(self._speaker(), "likes", rest)
         m = _DREAM.search(sentence)
         if m:
             goal = _habit_phrase(
@@ -1156,6 +1196,13 @@ class _Turn:
                 "so",
                 "very",
                 "pretty",
+                "more",
+                "totally",
+                "super",
+                "definitely",
+                "always",
+                "kinda",
+                "quite",
             )
         ]
         if not words:
@@ -1183,7 +1230,16 @@ class _Turn:
             return
         if first == "in" and len(words) > 1:
             tail = [w.lower() for w in words[2:]]
-            if not (tail[:2] in (["for", "a"], ["for", "the"], ["on", "a"]) or "trip" in tail):
+            if c.past:
+                place = self._place(words[1:])
+                if place:
+                    when = self._time(c, None)
+                    self.out.actions.append(
+                        RawAction(who, "visit", None, f"{who} {c.text}"[:240],
+                                  when.when if when else None, place=place,
+                                  precision=when.precision if when else None)
+                    )
+            elif not (tail[:2] in (["for", "a"], ["for", "the"], ["on", "a"]) or "trip" in tail):
                 self._location(who, words[1:])
             return
         if first in v.NATIONALITIES:
@@ -1610,7 +1666,9 @@ class _Turn:
                 items = [_gerund(lemma(rest[1].lower())), *rest[2:]]
             if items and items[0].lower().endswith("ing") and len(items) > 1:
                 doing = _habit_phrase(Clause(words=[], verb=items[0].lower(), rest=items[1:]))
-                if doing and not _pronoun_object(doing.split()[1:] or ["x"]):
+                if _pronoun_object(doing.split()[1:] or ["x"]):
+                    return False
+                if doing:
                     self.out.attribute(who, key, doing)
                     return True
             said = False
