@@ -29,6 +29,7 @@ from turngraph.extract.base import (
     RawExtraction,
     RawRelation,
 )
+from turngraph.extract.keys import canonical_key
 from turngraph.ids import entity_ref, new_id
 from turngraph.models import (
     Correction,
@@ -63,7 +64,12 @@ KNOWN_TYPES = ENTITY_TYPES + STRUCTURAL_TYPES
 
 
 def attribute_key(key: str) -> str:
-    return _KEY_RE.sub("_", unicodedata.normalize("NFKC", key).lower()).strip("_")
+    """An attribute's canonical key ("favourite colour" -> "favorite_color")."""
+    return canonical_key(key)
+
+
+def relation_label(label: str) -> str:
+    return _KEY_RE.sub("_", unicodedata.normalize("NFKC", label).lower()).strip("_")
 
 
 def _same(a: str, b: str) -> bool:
@@ -179,7 +185,7 @@ def _apply_relations(
         s, o = name_key(rel.subject), name_key(rel.object)
         if s not in entities or o not in entities or entities[s].id == entities[o].id:
             continue
-        label = attribute_key(rel.label) or "related_to"
+        label = relation_label(rel.label) or "related_to"
         category = at.category or rel.category or categories.for_relation(label)
         drafts.append(
             RelationshipDraft(entities[s].name, s, label, entities[o].name, o, None, None, category)

@@ -1,4 +1,9 @@
-"""The rule extractor on single messages: what it must catch and what it must leave alone."""
+"""The rule extractor on single messages: what it must catch and what it must leave alone.
+
+Breadth lives in the labelled suite (``test_extraction_suite.py``); these pin the rules that
+the rest of the pipeline leans on: time with its precision, normalization of casual text,
+clauses, negation, hedges, instructions, and bounded work on hostile input.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +12,30 @@ from datetime import UTC, datetime
 import pytest
 
 from turngraph.extract.base import RawExtraction, TurnContext
+from turngraph.extract.keys import canonical_key
+from turngraph.extract.normalize import normalize
 from turngraph.extract.rules import RuleExtractor
 from turngraph.extract.timeref import resolve_time
 
 REF = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # a Monday
 
 
-def run(text: str, speaker: str = "Alice", role: str = "user") -> RawExtraction:
-    return RuleExtractor().extract(text, TurnContext(speaker=speaker, role=role, observed_at=REF))
+def run(
+    text: str,
+    speaker: str = "Alice",
+    role: str = "user",
+    history: tuple[tuple[str, str], ...] = (),
+) -> RawExtraction:
+    ctx = TurnContext(speaker=speaker, role=role, observed_at=REF, history=history)
+    return RuleExtractor().extract(text, ctx)
 
 
 def attrs(r: RawExtraction) -> set[tuple[str, str, str]]:
-    return {(a.entity, a.key, a.value) for a in r.attributes}
+    return {(a.entity, a.key, a.value) for a in r.attributes if not a.negated}
+
+
+def ended(r: RawExtraction) -> set[tuple[str, str, str]]:
+    return {(a.entity, a.key, a.value) for a in r.attributes if a.negated}
 
 
 def rels(r: RawExtraction) -> set[tuple[str, str, str]]:
@@ -26,139 +43,148 @@ def rels(r: RawExtraction) -> set[tuple[str, str, str]]:
 
 
 @pytest.mark.parametrize(
-    ("text", "expected"),
+    ("text", "future", "expected", "precision"),
     [
-        ("yesterday", "2023-05-07"),
-        ("the day before yesterday", "2023-05-06"),
-        ("last Friday", "2023-05-05"),
-        ("on Monday", "2023-05-01"),
-        ("two weeks ago", "2023-04-24"),
-        ("3 days ago", "2023-05-05"),
-        ("a few days ago", "2023-05-05"),
-        ("last month", "2023-04-08"),
-        ("last year", "2022-05-08"),
-        ("last weekend", "2023-05-06"),
-        ("on May 5th", "2023-05-05"),
-        ("on 5 June", "2022-06-05"),
-        ("8 March, 2021", "2021-03-08"),
-        ("2020-02-29", "2020-02-29"),
-        ("in 2019", "2019-01-01"),
+        ("yesterday", False, "2023-05-07", "day"),
+        ("the day before yesterday", False, "2023-05-06", "day"),
+        ("last Friday", False, "2023-05-05", "day"),
+        ("on Monday", False, "2023-05-01", "day"),
+        ("on Friday", True, "2023-05-12", "day"),
+        ("next Tuesday", True, "2023-05-09", "day"),
+        ("two weeks ago", False, "2023-04-24", "week"),
+        ("in two weeks", True, "2023-05-22", "week"),
+        ("3 days ago", False, "2023-05-05", "day"),
+        ("last month", False, "2023-04-08", "month"),
+        ("next month", True, "2023-06-08", "month"),
+        ("last year", False, "2022-05-08", "year"),
+        ("last weekend", False, "2023-05-06", "week"),
+        ("this weekend", True, "2023-05-13", "week"),
+        ("the week before", False, "2023-05-01", "week"),
+        ("this summer", True, "2023-06-01", "season"),
+        ("last summer", False, "2022-06-01", "season"),
+        ("on May 5th", False, "2023-05-05", "day"),
+        ("on 5 June", False, "2022-06-05", "day"),
+        ("on 5 June", True, "2023-06-05", "day"),
+        ("8 March, 2021", False, "2021-03-08", "day"),
+        ("in March", False, "2023-03-01", "month"),
+        ("in 2019", False, "2019-01-01", "year"),
     ],
 )
-def test_time_expressions_resolve_against_the_turn(text: str, expected: str) -> None:
-    found = resolve_time(f"I did it {text}", REF)
+def test_time_expressions_resolve_with_the_precision_they_were_said_at(
+    text: str, future: bool, expected: str, precision: str
+) -> None:
+    found = resolve_time(f"I did it {text}", REF, future=future)
     assert found is not None
-    assert found[0].date().isoformat() == expected
+    assert (found.when.date().isoformat(), found.precision) == (expected, precision)
 
 
 def test_a_clause_without_a_time_resolves_to_nothing() -> None:
     assert resolve_time("I like green tea", REF) is None
 
 
-def test_identity_facts_about_the_speaker() -> None:
+def test_casual_spelling_is_normalized_before_matching() -> None:
+    assert normalize("im 27 and i dont eat meat lol") == "I'm 27 and I don't eat meat."
+    assert normalize("gonna move to berlin 🎉 so excited") == "going to move to berlin . so excited"
+    assert normalize("my favourite colour is blue") == "my favorite color is blue"
+
+
+def test_keys_are_canonical_whatever_the_spelling() -> None:
+    assert canonical_key("Favourite Colour") == "favorite_color"
+    assert canonical_key("favorite color") == "favorite_color"
+    assert canonical_key("allergic to") == "allergies"
+    assert canonical_key("job") == "job_title"
+    assert canonical_key("works_at") == "works_at"
+
+
+def test_identity_facts_about_the_speaker_in_casual_form() -> None:
     r = run("My name is Alice Moreau. I'm 34 years old and my email is alice@example.com.")
     assert {
         ("Alice", "name", "Alice Moreau"),
         ("Alice", "age", "34"),
         ("Alice", "email", "alice@example.com"),
     } <= attrs(r)
+    assert attrs(run("i'm 27")) == {("Alice", "age", "27")}
+    assert attrs(run("got promoted to sous chef!!")) == {("Alice", "job_title", "sous chef")}
     r = run("I'm a software engineer at Google.")
-    assert attrs(r) == {
-        ("Alice", "job_title", "software engineer"),
-        ("Alice", "employer", "Google"),
-    }
+    assert attrs(r) == {("Alice", "job_title", "software engineer"), ("Alice", "employer", "Google")}
     assert rels(r) == {("Alice", "works_at", "Google")}
-    assert {(e.name, e.type) for e in r.entities} >= {("Google", "organization")}
     assert attrs(run("I just got married!")) == {("Alice", "relationship_status", "married")}
-    assert attrs(run("My birthday is on March 3rd.")) == {("Alice", "birthday", "March 3rd")}
-    assert attrs(run("My phone number is +1 415 555 0100.")) == {
-        ("Alice", "phone", "+1 415 555 0100")
-    }
 
 
-def test_preferences_pets_and_hobbies() -> None:
-    assert attrs(run("I love hiking and I have a dog named Max.")) == {
-        ("Alice", "likes", "hiking"),
-        ("Alice", "pets", "dog Max"),
-    }
-    assert attrs(run("I can't stand olives.")) == set()  # negated form: no fact
-    assert attrs(run("I hate traffic.")) == {("Alice", "dislikes", "traffic")}
-    assert attrs(run("My hobbies are pottery and chess.")) == {
-        ("Alice", "hobbies", "pottery"),
-        ("Alice", "hobbies", "chess"),
-    }
-    r = run("I don't like sushi anymore.")
-    assert [(a.key, a.value, a.negated) for a in r.attributes] == [("likes", "sushi", True)]
-    assert attrs(run("I speak French and Spanish.")) == {
-        ("Alice", "languages", "French"),
-        ("Alice", "languages", "Spanish"),
-    }
+def test_negation_governs_its_own_clause() -> None:
+    r = run("I'm not a doctor, I'm a nurse practitioner")
+    assert attrs(r) == {("Alice", "job_title", "nurse practitioner")}
+    assert ended(r) == {("Alice", "job_title", "doctor")}
+    assert ended(run("I don't work at Deloitte anymore")) == {("Alice", "employer", "Deloitte")}
+    assert ended(run("I don't like sushi anymore.")) == {("Alice", "likes", "sushi")}
+    assert attrs(run("I don't like olives.")) == {("Alice", "dislikes", "olives")}
 
 
-def test_family_work_and_place_relations() -> None:
-    assert rels(run("My brother Tom works at Initech.")) == {
-        ("Alice", "sibling_of", "Tom"),
-        ("Tom", "works_at", "Initech"),
-    }
-    assert rels(run("My daughter Zoe and my husband Mark went to Paris.")) >= {
-        ("Alice", "parent_of", "Zoe"),
-        ("Alice", "married_to", "Mark"),
-    }
-    assert rels(run("My mom Ruth lives in Boston.")) == {
-        ("Ruth", "parent_of", "Alice"),
-        ("Ruth", "lives_in", "Boston"),
-    }
+def test_third_parties_shared_subjects_and_pronouns() -> None:
+    r = run("my brother Felix is a pilot for Lufthansa and lives in Frankfurt")
+    assert {
+        ("Felix", "job_title", "pilot"),
+        ("Felix", "employer", "Lufthansa"),
+        ("Felix", "location", "Frankfurt"),
+    } <= attrs(r)
+    assert rels(r) >= {("Alice", "sibling_of", "Felix"), ("Felix", "works_at", "Lufthansa")}
+    r = run("my sister Emma just moved. she lives in Oslo now")
+    assert ("Emma", "location", "Oslo") in attrs(r)
+    r = run("I have two cats, Luna and Oliver")
+    assert rels(r) == {("Alice", "has_pet", "Luna"), ("Alice", "has_pet", "Oliver")}
+    assert {(e.name, e.type) for e in r.entities} >= {("Luna", "animal"), ("Oliver", "animal")}
     assert rels(run("I manage the Platform Team.")) == {("Alice", "manages", "Platform Team")}
-    assert rels(run("Sam reports to me.")) == {("Alice", "manages", "Sam")}
-    assert rels(run("My best friend Priya Shah moved to Toronto.")) >= {
-        ("Alice", "friend_of", "Priya Shah")
-    }
-    assert rels(run("I'm a member of the Chess Club.")) == {("Alice", "member_of", "Chess Club")}
 
 
-def test_instructions_are_aimed_at_the_agent_not_at_a_friend() -> None:
-    assert [i.description for i in run("Always reply in French.").instructions] == [
-        "Always reply in French."
-    ]
-    assert run("Never mention competitors by name.").instructions
-    assert run("I want you to keep answers short.").instructions
-    assert run("Use metric units.").instructions
-    call = run("Call me Sam.")
-    assert call.instructions
-    assert attrs(call) == {("Alice", "preferred_name", "Sam")}
-    for chatter in ("Keep it up!", "Never give up.", "Check out this photo.", "Take care!"):
+def test_actions_carry_actor_verb_object_place_and_time() -> None:
+    (action,) = run("I went to a LGBTQ support group yesterday.", speaker="Caroline").actions
+    assert (action.actor, action.verb) == ("Caroline", "go")
+    assert "support group" in f"{action.object} {action.place}"
+    assert action.occurred_at is not None
+    assert (action.occurred_at.date().isoformat(), action.precision) == ("2023-05-07", "day")
+    (plan,) = run("next Tuesday I'm meeting Jake for coffee").actions
+    assert (plan.verb, plan.object) == ("meet", "Jake for coffee")
+    assert plan.occurred_at is not None and plan.occurred_at.date().isoformat() == "2023-05-09"
+    # Light verbs with no object, and objects that are unresolved pronouns, make no action.
+    assert run("I was so tired.").actions == ()
+    assert run("I felt great and talked a lot.").actions == ()
+    assert run("I finally did it!").actions == ()
+
+
+def test_hedges_and_questions_make_no_facts() -> None:
+    hedged = run("I think my sister Emma might be moving to Oslo.")
+    assert [u.about for u in hedged.uncertainties] == ["Emma"]
+    assert ("Emma", "location", "Oslo") not in attrs(hedged)
+    asked = run("Is Bob still at Globex?")
+    assert (asked.attributes, asked.relations, asked.actions) == ((), (), ())
+    assert run("Can you show me one of Oscar?").uncertainties == ()
+
+
+def test_instructions_wherever_they_stand_and_never_for_oneself() -> None:
+    assert run("Please keep your answers short").instructions
+    assert run("Whenever I ask for code, use Python").instructions
+    assert run("my name is Siobhan but please call me Shiv").instructions
+    call = run("from now on call me Sam")
+    assert call.instructions and ("Alice", "preferred_name", "Sam") in attrs(call)
+    for chatter in (
+        "Keep it up!",
+        "Never give up.",
+        "Check out this photo.",
+        "Take care!",
+        "I always go for a run in the morning",
+        'translate this into french: "see you tomorrow"',
+    ):
         assert run(chatter).instructions == (), chatter
     assert run("Always reply in French.", role="assistant").instructions == ()
 
 
-def test_hedged_questioned_and_negated_claims_are_uncertain_not_facts() -> None:
-    hedged = run("I think Bob might be leaving Globex.")
-    assert [u.about for u in hedged.uncertainties] == ["Bob"]
-    assert hedged.attributes == ()
-    assert hedged.relations == ()
-    asked = run("Is Bob still at Globex?")
-    assert [u.about for u in asked.uncertainties] == ["Bob"]
-    negated = run("I'm not married.")
-    assert [u.about for u in negated.uncertainties] == ["Alice"]
-    assert negated.attributes == ()
-    maybe_me = run("Maybe I will move to Rome.")
-    assert maybe_me.attributes == ()
-    assert run("Can you show me one of Oscar?").uncertainties == ()
-    assert run("I believe in you!").uncertainties == ()
-
-
-def test_actions_carry_actor_verb_object_and_time() -> None:
-    (action,) = run("I went to a LGBTQ support group yesterday.", speaker="Caroline").actions
-    assert (action.actor, action.verb, action.object) == (
-        "Caroline",
-        "went",
-        "a LGBTQ support group",
-    )
-    assert action.occurred_at is not None
-    assert action.occurred_at.date().isoformat() == "2023-05-07"
-    (undated,) = run("Emma painted a sunset.").actions
-    assert (undated.actor, undated.occurred_at) == ("Emma", None)
-    assert run("I was so tired.").actions == ()
+def test_a_correction_restates_what_the_speaker_said_before() -> None:
+    history = (("Alice", "I live in Lyon"),)
+    r = run("sorry, I meant Lille, not Lyon", history=history)
+    assert ("Alice", "location", "Lille") in attrs(r)
+    assert ("Alice", "location", "Lyon") not in attrs(r)
+    r = run("oops, 33. typo", history=(("Alice", "im 32"),))
+    assert attrs(r) == {("Alice", "age", "33")}
 
 
 def test_greetings_and_sentence_capitals_are_not_entities() -> None:
@@ -167,3 +193,13 @@ def test_greetings_and_sentence_capitals_are_not_entities() -> None:
     r = run("Painting is my therapy. I visited London with Oliver.", speaker="Mel")
     assert {(e.name, e.type) for e in r.entities} >= {("London", "place"), ("Oliver", "person")}
     assert "Painting" not in {e.name for e in r.entities}
+
+
+@pytest.mark.parametrize(
+    "unit", ["A", "A-", "I ", "Aa Bb ", "my sister ", "not ", "I'm a ", "1 ", "at Google and "]
+)
+def test_hostile_text_of_100_kb_is_extracted_without_blowing_up(unit: str) -> None:
+    # Work is linear in the text (every pattern is anchored or bounded); the benchmark
+    # measures the time. Here: it finishes, and what it returns stays bounded.
+    r = run(unit * (100_000 // len(unit)))
+    assert len(r.attributes) + len(r.actions) + len(r.entities) < 20_000

@@ -31,10 +31,29 @@ SINGLE_VALUED = frozenset(
         "relationship_status",
         "nationality",
         "school",
+        "hometown",
+        "diet",
+        "species",
     }
 )
 # Attribute keys that accumulate values; a negation ends a matching value.
-MULTI_VALUED = frozenset({"likes", "dislikes", "pets", "hobbies", "languages", "skills"})
+MULTI_VALUED = frozenset(
+    {
+        "likes",
+        "dislikes",
+        "pets",
+        "hobbies",
+        "languages",
+        "skills",
+        "allergies",
+        "health",
+        "education",
+        "goals",
+        "habits",
+        "family",
+        "learning",
+    }
+)
 # Relation labels where a subject has one object at a time (a new one ends the old).
 SINGLE_OBJECT_RELATIONS = frozenset({"works_at", "lives_in", "married_to"})
 

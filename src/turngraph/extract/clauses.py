@@ -15,7 +15,8 @@ from turngraph.extract import gazetteers as gz
 from turngraph.extract import vocab as v
 from turngraph.extract.lexicon import IRREGULAR, lemma
 
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)|[.!?]+")
+# A sentence ends at . ! ? followed by a space or the end ("a@b.com" and "3.5" stay whole).
+_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|$)|[.!?]+")
 _TOKEN = re.compile(
     r"n't|'(?:m|re|ve|ll|d|s)\b|[A-Za-z\u00c0-\u024f0-9]+(?:[.&/-][A-Za-z\u00c0-\u024f0-9]+)*"
     r"(?:'(?!(?:m|re|ve|ll|d|s)\b)[A-Za-z]+)?|[$%]?\d+(?:[.,:]\d+)*|[,;:()\"!?-]"
@@ -35,6 +36,11 @@ _SAID_OF_ONESELF = frozenset(
     "love like hate miss need hope wish guess think appreciate agree want feel know bet "
     "wonder enjoy adore prefer".split()
 )
+_TIME_LEADS = frozenset("yesterday today tonight tomorrow recently lately".split())
+_TIME_NOUNS = frozenset(
+    "week weekend month year night morning monday tuesday wednesday thursday friday saturday "
+    "sunday summer winter spring fall".split()
+)
 _CUTS = frozenset(',;:()"-')
 # Words that open a verbless description of someone: "single again", "brazilian living in
 # lisbon", "allergic to peanuts", "from Lviv".
@@ -45,7 +51,7 @@ FRAGMENT_STARTS = frozenset(
 
 
 def sentences(text: str) -> list[str]:
-    """Sentences of ``text``: split at . ! ? and line breaks ("a@b.com" may split; harmless)."""
+    """Sentences of ``text``: split at . ! ? before a space, and at line breaks."""
     out = []
     for m in _SENTENCE.finditer(text):
         s = m.group(0).strip()
@@ -133,7 +139,7 @@ def split_clauses(words: list[str]) -> list[tuple[str, list[str]]]:
     lead, current = "", []
     for i, w in enumerate(words):
         low = w.lower()
-        nxt = words[i + 1 :]
+        nxt = words[i + 1 : i + 8]  # what follows, as far as any test looks
         if w in _CUTS or w in "!?":
             if current:
                 parts.append((lead, current))
@@ -222,8 +228,16 @@ def parse_clause(
     person it names; ``pronoun`` is whom "he" or "she" points back to ("" if no one)."""
     c = Clause(words=words, lead=lead)
     i, n = 0, len(words)
-    while i < n and (words[i].lower() in v.DISCOURSE or words[i].lower() in v.ADVERBS):
-        i += 1
+    while i < n:
+        low = words[i].lower()
+        if low in v.DISCOURSE or low in v.ADVERBS or low in _TIME_LEADS:
+            i += 1
+        elif low in ("next", "last", "this", "on") and i + 1 < n and (
+            words[i + 1].lower() in _TIME_NOUNS
+        ):
+            i += 2  # "next Tuesday I'm meeting Jake": the time, then the clause
+        else:
+            break
     i = _subject(c, words, i, people, pronoun)
     if not c.verb:
         _verb_group(c, words, i)
@@ -288,6 +302,11 @@ def _subject(c: Clause, words: list[str], i: int, people: dict[str, str], pronou
     if (is_verb(w) or low in ("just", "got", "going", "finally", "gonna")) and not (
         nxt_low in v.BE or nxt_low in v.MODALS or nxt_low in ("has", "makes", "helps", "keeps")
     ):
+        if is_ing_verb(low) and nxt_low in ("your", "you") and any(
+            is_finite(x) for x in words[i + 1 : i + 8]
+        ):
+            c.subject = "other"  # "Seeing your art made my day": about the other person's
+            return _skip_noun_phrase(words, i)
         if c.lead == "" and lemma(low) == low and low not in _SAID_OF_ONESELF and low not in v.BE:
             c.subject = "imperative"  # "check out my new bike": asks, states nothing
             return i

@@ -79,11 +79,17 @@ def _capitalized(tokens: list[re.Match[str]], i: int) -> bool:
     return not low.isdigit()
 
 
+# How much context around a name its type is read from: bounded, so a sentence of any
+# length costs time in proportion to its length.
+_WINDOW = 60
+
+
 def _vocative(sentence: str, start: int, end: int) -> bool:
-    before = sentence[:start].rstrip().lower()
-    after = sentence[end:].lstrip()
+    before = sentence[max(0, start - _WINDOW) : start].rstrip().lower()
+    after = sentence[end : end + _WINDOW].lstrip()
     greeting = _GREETING.search(before)
-    if (greeting or not before or before.endswith(",")) and (not after or after[0] in ",!?."):
+    at_start = not before and start <= _WINDOW
+    if (greeting or at_start or before.endswith(",")) and (not after or after[0] in ",!?."):
         return True
     return before.endswith(",") and (not after or after[0] in "!?.")
 
@@ -104,8 +110,8 @@ def entity_type(name: str, sentence: str, start: int, end: int, people: set[str]
     """The type of the span ``name`` at ``sentence[start:end]``; None if it is no entity."""
     low = name.lower()
     words = low.split()
-    before = sentence[:start].lower()
-    after = sentence[end:].lower()
+    before = sentence[max(0, start - _WINDOW) : start].lower()
+    after = sentence[end : end + _WINDOW].lower()
     if name.casefold() in people:
         return "person"
     if all(w.rstrip(".") in gz.JOB_WORDS for w in words) or (
@@ -144,6 +150,7 @@ def entity_type(name: str, sentence: str, start: int, end: int, people: set[str]
 def find_names(sentence: str, known: set[str], people: set[str]) -> list[tuple[str, str]]:
     """(name, type) of each entity the sentence names, in order."""
     tokens = list(_TOKEN.finditer(sentence))
+    opening = len(sentence) - len(sentence.lstrip(" \"'(["))  # where the first word starts
     out: list[tuple[str, str]] = []
     i = 0
     while i < len(tokens):
@@ -171,7 +178,7 @@ def find_names(sentence: str, known: set[str], people: set[str]) -> list[tuple[s
         i = j + 1
         if not name or _vocative(sentence, start, end):
             continue
-        first_word = start == 0 or not sentence[:start].strip(" \"'([")
+        first_word = start <= opening
         if first_word and " " not in name and not known_name(name, known):
             continue  # a capital that only starts the sentence says nothing
         etype = entity_type(name, sentence, start, end, people)

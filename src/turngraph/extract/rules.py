@@ -44,6 +44,9 @@ from turngraph.extract.normalize import normalize
 from turngraph.extract.timeref import TimeRef, resolve_time
 
 MAX_OBJECT_WORDS = 6
+# Extraction reads at most this much of a turn (the most a turn may hold through the API):
+# work is linear in it, so any turn extracts in bounded time.
+MAX_EXTRACT_CHARS = 32_000
 # What a turn says in brackets ("[shares a photo: ...]") describes it; it is not said.
 _BRACKETS = re.compile(r"\[[^\[\]]{0,400}\]")
 _CORRECTION = re.compile(
@@ -109,7 +112,7 @@ _LEAD_IN = re.compile(
     re.I,
 )
 _NAMED_PET = re.compile(
-    r"\b(" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?,?(?: -)? (?:named |called )?"
+    r"\b(" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?\s*,?(?: -)? (?:named |called )?"
     r"([A-Z][a-z]+)(?:,? and ([A-Z][a-z]+))?"
 )
 _YOU_HAVE_PET = re.compile(
@@ -118,6 +121,7 @@ _YOU_HAVE_PET = re.compile(
 )
 _SPECIES = re.compile(r"\b(" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?\b", re.I)
 _SPECIES_OF = {"kitten": "cat", "kitty": "cat", "puppy": "dog", "pup": "dog", "doggo": "dog"}
+_FILLERS = v.DISCOURSE | v.ADVERBS
 _TIME_UNITS = frozenset(
     "week weekend month year morning evening afternoon night time summer winter spring fall "
     "autumn semester season day monday tuesday wednesday thursday friday saturday sunday "
@@ -252,11 +256,19 @@ class _Out:
             self.relations.append(rel)
 
     def result(self, used: set[str]) -> RawExtraction:
-        # An untyped name that no fact uses is a capitalized word, not knowledge.
+        # An untyped name that no fact uses is a capitalized word, not knowledge; the speaker
+        # is an entity of this turn only when something is said about them.
+        named = {a.entity.casefold() for a in self.attributes}
+        named |= {r.subject.casefold() for r in self.relations}
+        named |= {r.object.casefold() for r in self.relations}
+        named |= {a.actor.casefold() for a in self.actions}
+        named |= {u.about.casefold() for u in self.uncertainties}
+        speaker = self.ctx.speaker.casefold()
         entities = tuple(
             e
             for e in self.entities.values()
-            if e.type != "other" or e.name.casefold() in used or " " in e.name
+            if (e.type != "other" or e.name.casefold() in used or " " in e.name)
+            and (e.name.casefold() != speaker or speaker in named)
         )
         return RawExtraction(
             entities=entities,
@@ -363,6 +375,8 @@ def _list_items(words: list[str]) -> list[str]:
                 items.append([])
             continue
         if low in v.BOUNDARY or w in ";:()!?-" or (low in v.PREPOSITIONS and low != "of"):
+            break
+        if (low in v.TIME_WORDS and low not in ("morning", "evening")) or low == "anymore":
             break
         items[-1].append(w)
     out = []
@@ -524,7 +538,7 @@ class _Turn:
     # -- the turn ---------------------------------------------------------------------------
 
     def run(self, text: str) -> RawExtraction:
-        text = normalize(_BRACKETS.sub(" ", text))
+        text = normalize(_BRACKETS.sub(" ", text[:MAX_EXTRACT_CHARS]))
         self.lowercase = is_lowercase(text)
         text = truecase(text, self.known)
         for i, sentence in enumerate(sentences(text)):
@@ -668,7 +682,7 @@ class _Turn:
         opens a user's turn."""
         if self.ctx.role == "user":
             self._ages(clause.words)
-        words = [w for w in clause.words if w.lower() not in v.DISCOURSE | v.ADVERBS]
+        words = [w for w in clause.words if w.lower() not in _FILLERS]
         words = [w for w in words if w.lower() not in ("now", "again", "originally")]
         if not words or len(words) > 8:
             return
@@ -792,7 +806,7 @@ class _Turn:
         low = sentence.lower()
         if self.ctx.role == "user" and len(sentence) < 400:
             self._idioms(sentence)
-        m = re.search(r"\bmy (?:full )?name is ([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,3})", sentence)
+        m = re.search(r"\b(?i:my (?:full )?name is) ([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,3})", sentence)
         if m:
             self.out.attribute(self._speaker(), "name", m.group(1))
         m = _EMAIL.search(sentence)
@@ -959,7 +973,7 @@ class _Turn:
         if other.casefold() == me.casefold():
             return
         if kind == "sibling":
-            self.out.relation(other, "sibling_of", me)
+            self.out.relation(me, "sibling_of", other)
         elif kind == "parent":
             self.out.relation(other, "parent_of", me)
         elif kind == "child":
@@ -1564,6 +1578,16 @@ class _Turn:
             if org[0][:1].isupper() and org[-1].lower() not in v.SCHOOL_WORDS:
                 self._employer(who, org)
                 return False
+        if verb in ("manage", "lead", "run", "head") and np and np[0][:1].isupper() and not c.past:
+            name = " ".join(np)
+            team = self.out.entity(name, "organization" if np[-1].lower() in gz.ORG_WORDS
+                                   else "other")
+            self.used.add(team.casefold())
+            self.out.relation(who, "manages", team)
+            return True
+        if verb == "report" and "to" in prep_of and prep_of["to"][0].lower() == "me":
+            self.out.relation(self._speaker(), "manages", who)
+            return True
         if verb in ("live", "reside") and "in" in prep_of:
             self._location(who, prep_of["in"])
             return not c.past
@@ -1677,6 +1701,12 @@ class _Turn:
                     self.out.attribute(who, key, item)
                     said = True
             return said
+        named_pet = _NAMED_PET.search(" ".join(rest)) if low_np else None
+        if verb in ("have", "get", "adopt", "own", "rescue") and named_pet:
+            for name in (named_pet.group(2), named_pet.group(3)):
+                if name and name.lower() not in gz.NOT_NAMES:
+                    self._pet(who, named_pet.group(1).lower(), name)
+            return verb == "have" and not c.past
         if (
             verb in ("have", "get", "adopt", "own", "rescue")
             and low_np
