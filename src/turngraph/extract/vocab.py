@@ -182,8 +182,16 @@ TECH = _set(
     "scala haskell r matlab react django docker kubernetes aws linux figma photoshop tableau "
     "html css"
 )
-TECH_NAMES = {"sql": "SQL", "aws": "AWS", "html": "HTML", "css": "CSS", "c++": "C++",
-              "c#": "C#", "php": "PHP", "r": "R"}
+TECH_NAMES = {
+    "sql": "SQL",
+    "aws": "AWS",
+    "html": "HTML",
+    "css": "CSS",
+    "c++": "C++",
+    "c#": "C#",
+    "php": "PHP",
+    "r": "R",
+}
 BODY_PARTS = _set(
     "ankle arm leg wrist knee back shoulder foot hand finger toe hip neck rib nose elbow acl "
     "mcl meniscus achilles hamstring tendon ligament collarbone"

@@ -1,0 +1,332 @@
+"""What a copula says of someone: age, status, origin, nationality, diet, job and employer,
+school, where they live, what they are into, proud of or good at."""
+
+from __future__ import annotations
+
+from turngraph.extract import gazetteers as gz
+from turngraph.extract import vocab as v
+from turngraph.extract.base import RawAction
+from turngraph.extract.clauses import Clause
+from turngraph.extract.findings import TurnState
+from turngraph.extract.phrases import (
+    capitalize,
+    description_after,
+    doing_phrase,
+    list_items,
+    names_nothing,
+    noun_phrase,
+    prep_phrases,
+    strip_articles,
+)
+
+_STANCE = {
+    ("proud", "of"): "be proud of",
+    ("grateful", "for"): "be grateful for",
+    ("thankful", "for"): "be thankful for",
+    ("excited", "about"): "be excited about",
+    ("excited", "for"): "be excited about",
+    ("scared", "of"): "be scared of",
+    ("afraid", "of"): "be afraid of",
+    ("worried", "about"): "be worried about",
+    ("nervous", "about"): "be nervous about",
+    ("interested", "in"): "likes",
+    ("passionate", "about"): "likes",
+    ("keen", "on"): "likes",
+    ("obsessed", "with"): "likes",
+    ("good", "at"): "skills",
+    ("excited", "to"): "be excited to",
+    ("thrilled", "to"): "be excited to",
+    ("stoked", "to"): "be excited to",
+    ("pumped", "to"): "be excited to",
+    ("eager", "to"): "be excited to",
+    ("keen", "to"): "be excited to",
+    ("determined", "to"): "be determined to",
+    ("looking", "forward"): "look forward to",
+    ("great", "at"): "skills",
+}
+_COMMON_PLACES = frozenset(
+    [
+        "home",
+        "work",
+        "school",
+        "town",
+        "city",
+        "place",
+        "office",
+        "house",
+        "flat",
+        "apartment",
+        "country",
+        "area",
+        "bed",
+        "uni",
+        "college",
+        "hospital",
+        "gym",
+        "park",
+        "beach",
+        "store",
+        "shop",
+    ]
+)
+
+
+class DescriptionRules(TurnState):
+    """Facts from "X is ..." and the places, employers and schools they name."""
+
+    def _copula(self, c: Clause, who: str, rest: list[str]) -> None:
+        words = [
+            w
+            for w in rest
+            if w.lower()
+            not in (
+                "now",
+                "currently",
+                "officially",
+                "also",
+                "still",
+                "finally",
+                "actually",
+                "just",
+                "really",
+                "so",
+                "very",
+                "pretty",
+                "more",
+                "totally",
+                "super",
+                "definitely",
+                "always",
+                "kinda",
+                "quite",
+            )
+        ]
+        if not words:
+            return
+        first = words[0].lower()
+        nxt = words[1].lower() if len(words) > 1 else ""
+        if first.isdigit() and 0 < int(first) < 120:
+            unit = nxt in ("years", "year", "yrs", "y/o", "yo")
+            said_old = unit and len(words) > 2 and words[2].lower() == "old"
+            bare = len(words) == 1 or nxt in ("and", "now", "by", "btw", "soon", "today", "!")
+            if not c.past and (bare or said_old or (unit and c.verb == "be" and c.verb_word)):
+                self.out.attribute(who, "age", first)
+            return
+        if first in v.RELATIONSHIP_STATUS:
+            if not c.past:
+                self.out.attribute(who, "relationship_status", v.RELATIONSHIP_STATUS[first])
+            self._spouse(who, first, words[1:])
+            self._copula(c, who, description_after(words[1:]))
+            return
+        if first == "in" and nxt == "a" and "relationship" in [w.lower() for w in words[:4]]:
+            self.out.attribute(who, "relationship_status", "dating")
+            return
+        if first == "from":
+            self._hometown(who, words[1:])
+            return
+        if first == "in" and len(words) > 1:
+            tail = [w.lower() for w in words[2:]]
+            if c.past:
+                place = self._place(words[1:])
+                if place:
+                    when = self._time(c, None)
+                    self.out.actions.append(
+                        RawAction(
+                            who,
+                            "visit",
+                            None,
+                            f"{who} {c.text}"[:240],
+                            when.when if when else None,
+                            place=place,
+                            precision=when.precision if when else None,
+                        )
+                    )
+            elif not (tail[:2] in (["for", "a"], ["for", "the"], ["on", "a"]) or "trip" in tail):
+                self._location(who, words[1:])
+            return
+        if first in v.NATIONALITIES:
+            self.out.attribute(who, "nationality", first.capitalize())
+            self._copula(c, who, description_after(words[1:]))
+            return
+        if first == "at" and len(words) > 1 and words[1][:1].isupper():
+            org = noun_phrase(words[1:], 4)
+            typed = self.out.entities.get(" ".join(org).casefold())
+            if org and org[-1].lower() in v.SCHOOL_WORDS:
+                self._school(who, org)
+            elif org and (
+                (typed and typed.type == "organization")
+                or " ".join(org).lower() in gz.ORGANIZATIONS
+            ):
+                self._employer(who, org)
+            return
+        if first == "in" and any(w.lower() == "at" for w in words):
+            school = next((p for prep, p in prep_phrases(words) if prep == "at"), None)
+            if school and school[-1].lower() in v.SCHOOL_WORDS:
+                self._school(who, school)
+                return
+        diet = (
+            first if first in v.DIETS else (nxt if first in ("a", "an") and nxt in v.DIETS else "")
+        )
+        if diet:
+            self.out.attribute(who, "diet", diet)
+            return
+        if first == "allergic" and nxt == "to":
+            for item in list_items(words[2:]):
+                self.out.attribute(who, "allergies", item)
+            return
+        if (first, nxt) in (("part", "of"), ("a", "member"), ("member", "of")) and len(words) > 2:
+            group = noun_phrase(words[3:] if first == "a" else words[2:], 5)
+            if group and not names_nothing(group) and group[-1].lower() not in ("it", "this"):
+                org = self.out.entity(" ".join(group), "organization")
+                self.used.add(org.casefold())
+                self.out.relation(who, "member_of", org)
+            return
+        stance = _STANCE.get((first, nxt))
+        if stance and len(words) > 2:
+            obj = (
+                noun_phrase(words[2:], 7)
+                if not words[2].lower().endswith("ing")
+                else (doing_phrase(Clause(words=[], verb=words[2].lower(), rest=words[3:])).split())
+            )
+            if obj and not names_nothing(obj):
+                if stance in ("likes", "skills"):
+                    self.out.attribute(who, stance, " ".join(obj))
+                else:
+                    self.out.actions.append(
+                        RawAction(who, stance, " ".join(obj), f"{who} {' '.join(c.words)}"[:240])
+                    )
+            return
+        if first == "all" and nxt == "about" and len(words) > 2:
+            for item in list_items(words[2:]):
+                if not names_nothing(item.split()):
+                    self.out.attribute(who, "likes", item)
+            return
+        if first in ("keen", "big") and nxt in ("on", "fan"):
+            words = words[1:] if first == "big" else ["into", *words[2:]]
+            first = words[0].lower()
+        if first in ("into", "obsessed", "passionate", "crazy") or (
+            first in ("a", "an", "huge", "big") and "fan" in [w.lower() for w in words[:3]]
+        ):
+            start = 1
+            if "fan" in [w.lower() for w in words[:3]]:
+                start = [w.lower() for w in words].index("fan") + 2
+            elif first in ("obsessed", "passionate", "crazy"):
+                start = 2
+            for item in list_items(words[start:]):
+                if not names_nothing(item.split()):
+                    self.out.attribute(who, "likes", item)
+            return
+        if first in ("based", "living") and nxt == "in":
+            self._location(who, words[2:])
+            return
+        if first in ("pregnant", "sick", "ill") or (first == "recovering" and nxt == "from"):
+            self.out.attribute(
+                who, "health", " ".join(noun_phrase(words[2:])) if nxt == "from" else first
+            )
+            return
+        if self._job(who, words):
+            return
+        if first in ("a", "an") and nxt in ("student", "freshman", "sophomore", "junior", "senior"):
+            school = next((p for prep, p in prep_phrases(words) if prep in ("at", "in")), None)
+            if school and school[0][:1].isupper():
+                self._school(who, school)
+            return
+        if first == "my" and nxt in v.KIN and who != self.speaker:
+            self._kin_relation(v.KIN[nxt], who)
+
+    def _job(self, who: str, words: list[str]) -> bool:
+        """ "a nurse practitioner at Mercy", "head of marketing", "the new CTO": a job title."""
+        title = strip_articles(words[:])
+        if title and title[0].lower() in ("new", "former", "full-time", "part-time"):
+            title = title[1:] if title[0].lower() == "new" else title
+        phrase: list[str] = []
+        for w in title:
+            low = w.lower()
+            if (
+                low in ("at", "for", "with", "in", "from", "on")
+                or w in ",;:!?-"
+                or low in v.BOUNDARY
+                or (low in v.TIME_WORDS and phrase)
+            ):
+                break
+            if low == "of" and not (
+                phrase and phrase[-1].lower() in ("head", "director", "vp", "chief", "president")
+            ):
+                break
+            phrase.append(w)
+            if len(phrase) >= 5:
+                break
+        if not phrase:
+            return False
+        head = phrase[-1].lower().rstrip(".")
+        if head not in gz.JOB_WORDS and not (
+            len(phrase) >= 3 and phrase[0].lower() in gz.JOB_WORDS and phrase[1].lower() == "of"
+        ):
+            return False
+        if phrase[0].lower() in ("good", "great", "bad", "terrible", "awesome", "amazing"):
+            return False
+        rest = title[len(phrase) :]
+        if head in ("student", "freshman", "sophomore", "undergrad", "undergraduate"):
+            school = next((p for prep, p in prep_phrases(rest) if prep in ("at", "in")), None)
+            if school and school[0][:1].isupper():
+                self._school(who, school)
+            return True
+        self.out.attribute(who, "job_title", " ".join(phrase))
+        called = next((i for i, w in enumerate(rest[:8]) if w.lower() in ("called", "named")), None)
+        if called is not None and rest[0].lower() in ("of", "at", "for"):
+            self._employer(who, rest[called + 1 :])
+        elif len(rest) >= 2 and rest[0].lower() in ("at", "for", "with"):
+            self._employer(who, rest[1:])
+        return True
+
+    def _spouse(self, who: str, status: str, words: list[str]) -> None:
+        """ "married to Lena", "engaged to Tom": the partner, when named."""
+        for i, w in enumerate(words[:8]):
+            if w.lower() in ("to", "with") and i + 1 < len(words):
+                name = words[i + 1]
+                if name.casefold() in self.people or (name[:1].isupper() and name.isalpha()):
+                    other = self.out.entity(self.people.get(name.casefold(), name), "person")
+                    self.used.add(other.casefold())
+                    label = "married_to" if status == "married" else "partner_of"
+                    self.out.relation(who, label, other)
+                return
+
+    def _employer(self, who: str, words: list[str]) -> None:
+        org = noun_phrase(words, 4)
+        if org and org[0][:1].isupper() and org[0].lower() not in gz.NOT_NAMES:
+            name = self.out.entity(" ".join(org), "organization")
+            self.used.add(name.casefold())
+            self.out.attribute(who, "employer", name)
+            self.out.relation(who, "works_at", name)
+
+    def _place(self, words: list[str]) -> str | None:
+        """The place a phrase names, if it names one: capitalized, or any name in a turn
+        written all in lower case."""
+        place = noun_phrase(words, 4)
+        if not place or place[0].lower() in gz.NOT_NAMES or place[0].lower() in v.PRONOUN_OBJECTS:
+            return None
+        if not place[0][:1].isupper():
+            if not self.lowercase or len(place) > 3 or place[-1].lower() in _COMMON_PLACES:
+                return None
+            place = [capitalize(w) for w in place]
+        name = self.out.entity(" ".join(place), "place")
+        self.used.add(name.casefold())
+        return name
+
+    def _location(self, who: str, words: list[str]) -> None:
+        name = self._place(words)
+        if name:
+            self.out.attribute(who, "location", name)
+            self.out.relation(who, "lives_in", name)
+
+    def _hometown(self, who: str, words: list[str]) -> None:
+        name = self._place(words)
+        if name:
+            self.out.attribute(who, "hometown", name)
+            self.out.relation(who, "from", name)
+
+    def _school(self, who: str, words: list[str]) -> None:
+        name = self.out.entity(" ".join(words), "organization")
+        self.used.add(name.casefold())
+        self.out.attribute(who, "school", name)
+        self.out.relation(who, "studies_at", name)

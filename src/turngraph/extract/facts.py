@@ -1,0 +1,310 @@
+"""A clause into facts: whom it is about, how it was said (stated, negated, hedged, reported,
+wished, habitual) and what it says (keyed facts first, then an action)."""
+
+from __future__ import annotations
+
+import re
+
+from turngraph.extract import gazetteers as gz
+from turngraph.extract import vocab as v
+from turngraph.extract.base import RawAction, RawUncertainty
+from turngraph.extract.clauses import Clause, is_verb, parse_clause
+from turngraph.extract.findings import Findings, TurnState
+from turngraph.extract.lexicon import lemma
+from turngraph.extract.phrases import (
+    doing_phrase,
+    names_nothing,
+    noun_phrase,
+    prep_phrases,
+    starts_subject,
+)
+from turngraph.extract.timeref import TimeRef, resolve_time
+
+_REPORTING = frozenset({"think", "believe", "guess", "suppose", "hear", "say", "reckon"})
+_NO_MORE = re.compile(r"\b(?:anymore|any more|no longer|these days)\b", re.I)
+
+
+class ClauseFacts(TurnState):
+    """Facts from one clause, by its verb."""
+
+    def _who(self, clause: Clause) -> str | None:
+        if clause.subject == "self":
+            return self._speaker()
+        if clause.subject == "person" and clause.name:
+            self.used.add(clause.name.casefold())
+            if clause.kin and clause.kin in v.KIN:
+                self._kin_relation(v.KIN[clause.kin], clause.name)
+            return self.out.entity(clause.name, "person")
+        if clause.subject == "you" and self.ctx.role == "assistant" and self.addressee:
+            self.used.add(self.addressee.casefold())
+            return self.out.entity(self.addressee, "person")
+        return None
+
+    def _clause(self, clause: Clause, *, hedged: bool, time: TimeRef | None) -> None:
+        if clause.subject not in ("self", "person", "you"):
+            return
+        if clause.modal == "would":
+            return  # hypothetical
+        if clause.verb in _REPORTING and clause.rest and not clause.negated:
+            # "my friend Elif thinks she might be moving", "i heard Thabo got fired": the
+            # reported clause, hedged when it is only believed or heard.
+            inner = [w for w in clause.rest if w.lower() != "that"]
+            if inner and starts_subject(inner[0], self.people):
+                sub = parse_clause("", inner, self.people, pronoun=self._pronoun_for(clause))
+                self._clause(sub, hedged=hedged or clause.verb != "say", time=time)
+                return
+        uncertain = hedged or clause.hedged
+        scratch = type(self).__new__(type(self))  # the same turn, writing elsewhere
+        scratch.__dict__.update(self.__dict__)
+        scratch.out = Findings(self.ctx, entities=self.out.entities)
+        who = scratch._who(clause)
+        if who is None:
+            return
+        scratch._facts(clause, who, time)
+        self.used |= scratch.used
+        if uncertain:
+            claims = [f"{a.key.replace('_', ' ')} {a.value}" for a in scratch.out.attributes]
+            claims += [f"{r.label.replace('_', ' ')} {r.object}" for r in scratch.out.relations]
+            claims += [f"{a.verb} {a.object or a.place or ''}".strip() for a in scratch.out.actions]
+            if claims:
+                self.out.uncertainties.append(
+                    RawUncertainty(who, f"not certain: {claims[0]} ({clause.text[:160]})")
+                )
+            return
+        ended = clause.negated or clause.modal == "used_to" or clause.aspect in ("stop", "quit")
+        if ended:
+            final = clause.negated and _NO_MORE.search(clause.text) is not None
+            for a in scratch.out.attributes:
+                if a.key == "likes" and clause.negated and not final:
+                    self.out.attribute(a.entity, "dislikes", a.value)
+                else:
+                    self.out.attribute(a.entity, a.key, a.value, negated=True)
+            if not scratch.out.attributes and (final or clause.aspect in ("stop", "quit")):
+                habit = doing_phrase(clause)
+                if habit and who == self.speaker:
+                    self.out.attribute(who, "habits", habit, negated=True)
+            if clause.modal == "used_to":
+                self.out.actions += scratch.out.actions
+            return
+        self.out.attributes += [a for a in scratch.out.attributes if a not in self.out.attributes]
+        self.out.relations += [r for r in scratch.out.relations if r not in self.out.relations]
+        self.out.actions += scratch.out.actions
+
+    def _pronoun_for(self, clause: Clause) -> str:
+        return clause.name if clause.subject == "person" else self.pronoun
+
+    def _facts(self, c: Clause, who: str, time: TimeRef | None) -> None:
+        rest = c.rest
+        verb = c.verb
+        if verb == "be" and not c.passive and not c.progressive:
+            self._copula(c, who, rest)
+            return
+        if c.passive:
+            self._passive(c, who, rest)
+            return
+        np = noun_phrase(rest)
+        if verb in ("get", "have", "take") and [w.lower() for w in np[-1:]] in (
+            ["chance"],
+            ["opportunity"],
+            ["time"],
+        ):
+            k = next((i for i, w in enumerate(rest) if w.lower() == "to"), -1)
+            if 0 <= k < len(rest) - 1 and is_verb(rest[k + 1]):
+                inner = Clause(
+                    words=c.words,
+                    subject=c.subject,
+                    name=c.name,
+                    past=c.past,
+                    verb=lemma(rest[k + 1].lower()),
+                    verb_word=rest[k + 1],
+                    rest=rest[k + 2 :],
+                    modal=c.modal,
+                )
+                self._facts(inner, who, time)
+            return
+        pps = prep_phrases(rest)
+        if self._keyed(c, who, verb, rest, np, pps):
+            return
+        if c.modal == "intent" and c.intent_verb in (
+            "want",
+            "hope",
+            "plan",
+            "dream",
+            "wish",
+            "love",
+            "like",
+            "aspire",
+            "intend",
+            "think",
+            "consider",
+        ):
+            when = self._time(c, time, future=True)
+            if when is None and (np or pps) and verb not in v.LIGHT_VERBS | {"have"}:
+                obj = np or pps[0][1]
+                if not names_nothing(obj):
+                    self.out.attribute(who, "goals", f"{verb} {' '.join(obj)}")
+                return
+            if when is None:
+                return
+        self._action(c, who, np, pps, time)
+
+    def _time(self, c: Clause, time: TimeRef | None, *, future: bool = False) -> TimeRef | None:
+        ahead = future or c.modal in ("future", "intent") or (c.progressive and not c.past)
+        return resolve_time(c.text, self.ctx.observed_at, future=ahead) or time
+
+    def _action(
+        self,
+        c: Clause,
+        who: str,
+        np: list[str],
+        pps: list[tuple[str, list[str]]],
+        time: TimeRef | None,
+    ) -> None:
+        verb = c.verb + (f" {c.particle}" if c.particle else "")
+        if c.verb in v.LIGHT_VERBS and (c.verb not in v.OBJECT_VERBS or names_nothing(np)):
+            searching = c.verb == "look" and pps and pps[0][0] in ("into", "for")
+            if not ((c.verb in ("go", "come") and pps) or searching):
+                return
+            if searching:
+                verb = f"look {pps[0][0]}"
+        if names_nothing(np) and np:
+            return
+        place = ""
+        obj = list(np)
+        for prep, phrase in pps:
+            head = phrase[-1].lower()
+            typed = self.out.entities.get(" ".join(phrase).casefold())
+            is_place = (
+                (typed is not None and typed.type in ("place", "organization", "event"))
+                or head in gz.PLACE_WORDS
+                or " ".join(phrase).lower() in gz.PLACES
+                or head
+                in (
+                    "beach",
+                    "park",
+                    "museum",
+                    "gym",
+                    "school",
+                    "church",
+                    "office",
+                    "library",
+                    "shelter",
+                    "hospital",
+                    "center",
+                    "centre",
+                    "store",
+                    "restaurant",
+                    "cafe",
+                    "bar",
+                    "zoo",
+                    "theater",
+                    "studio",
+                    "class",
+                )
+            )
+            if prep in ("in", "at", "to", "near", "into") and is_place and not place:
+                place = " ".join(phrase)
+            elif not obj and prep not in ("about", "like", "than") and not names_nothing(phrase):
+                obj = phrase
+            elif obj and len(obj) + len(phrase) + 1 <= 8 and prep in ("with", "for", "from"):
+                obj = [*obj, prep, *phrase]
+        if not obj and not place:
+            return
+        if obj and names_nothing(obj):
+            return
+        when = self._time(c, time)
+        occurred, precision = (when.when, when.precision) if when else (None, None)
+        if occurred is None and c.past and re.search(r"\bjust\b", c.text, re.I):
+            occurred, precision = self.ctx.observed_at, "day"
+        if c.aspect:
+            verb = f"{c.aspect} {verb}"
+        summary = f"{who} {' '.join(c.words)}"
+        self.out.actions.append(
+            RawAction(
+                who,
+                verb,
+                " ".join(obj) or None,
+                summary[:240],
+                occurred,
+                place=place or None,
+                precision=precision,
+            )
+        )
+        if c.frequency and who.casefold() == self.speaker.casefold():
+            self.out.attribute(who, "habits", f"{c.verb} {' '.join(obj or [place])}")
+
+    # -- facts by verb ---------------------------------------------------------------------------
+
+    def _passive(self, c: Clause, who: str, rest: list[str]) -> None:
+        verb = c.verb or lemma(
+            next(
+                (
+                    w
+                    for w in c.words
+                    if w.lower()
+                    in (
+                        "promoted",
+                        "married",
+                        "engaged",
+                        "hired",
+                        "divorced",
+                        "born",
+                        "raised",
+                        "diagnosed",
+                        "accepted",
+                        "adopted",
+                        "transferred",
+                    )
+                ),
+                "",
+            )
+        )
+        if not c.verb:
+            # "got promoted to ...": the participle sits before ``rest``.
+            idx = next((i for i, w in enumerate(c.words) if lemma(w.lower()) == verb), -1)
+            rest = c.words[idx + 1 :] if idx >= 0 else rest
+        pps = prep_phrases(rest)
+        if verb in ("promote", "make", "name", "appoint") and any(w.lower() == "to" for w in rest):
+            self._job(who, rest[[w.lower() for w in rest].index("to") + 1 :])
+            return
+        if (
+            verb in ("make", "name", "appoint", "hire")
+            and rest
+            and rest[0].lower() not in ("at", "by", "to")
+            and self._job(who, rest)
+        ):
+            return
+        if verb in ("marry", "engage", "divorce"):
+            status = {"marry": "married", "engage": "engaged", "divorce": "divorced"}[verb]
+            self.out.attribute(who, "relationship_status", status)
+            for prep, phrase in pps:
+                if prep == "to" and phrase[0].casefold() in self.people:
+                    other = self.out.entity(self.people[phrase[0].casefold()], "person")
+                    self.out.relation(who, "married_to" if verb == "marry" else "partner_of", other)
+            return
+        if verb in ("hire", "accept", "transfer"):
+            for prep, phrase in pps:
+                if prep in ("at", "by", "to") and phrase[0][:1].isupper():
+                    if verb == "accept" and phrase[-1].lower() in v.SCHOOL_WORDS:
+                        self._school(who, phrase)
+                    else:
+                        self._employer(who, phrase)
+                    return
+        if verb in ("bear", "born", "raise"):
+            for prep, phrase in pps:
+                if prep == "in":
+                    self._hometown(who, phrase)
+                    return
+            return
+        if verb == "diagnose":
+            for prep, phrase in pps:
+                if prep == "with":
+                    self.out.attribute(who, "health", " ".join(phrase))
+            return
+        if verb in ("fire", "lay") and c.verb:
+            for prep, phrase in pps:
+                if prep in ("from", "at", "by") and phrase[0][:1].isupper():
+                    org = self.out.entity(" ".join(phrase), "organization")
+                    self.out.attribute(who, "employer", org, negated=True)
+        if c.verb:
+            self._action(c, who, noun_phrase(rest), pps, None)

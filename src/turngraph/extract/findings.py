@@ -1,0 +1,140 @@
+"""What one turn has yielded so far, and the state the rule mixins share while reading it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from turngraph.extract.base import (
+    RawAction,
+    RawAttribute,
+    RawEntity,
+    RawExtraction,
+    RawInstruction,
+    RawRelation,
+    RawUncertainty,
+    TurnContext,
+)
+
+if TYPE_CHECKING:
+    from turngraph.extract.clauses import Clause
+    from turngraph.extract.timeref import TimeRef
+
+
+@dataclass
+class Findings:
+    """What one turn has yielded so far."""
+
+    ctx: TurnContext
+    entities: dict[str, RawEntity] = field(default_factory=dict)
+    attributes: list[RawAttribute] = field(default_factory=list)
+    relations: list[RawRelation] = field(default_factory=list)
+    actions: list[RawAction] = field(default_factory=list)
+    instructions: list[RawInstruction] = field(default_factory=list)
+    uncertainties: list[RawUncertainty] = field(default_factory=list)
+
+    def entity(self, name: str, etype: str) -> str:
+        name = re.sub(r"(?:'s|[-'\"])$", "", " ".join(name.split()))
+        key = name.casefold()
+        known = self.entities.get(key)
+        if known is None or (known.type == "other" and etype != "other"):
+            self.entities[key] = RawEntity(known.name if known else name, etype)
+        return self.entities[key].name
+
+    def attribute(self, entity: str, key: str, value: str, *, negated: bool = False) -> None:
+        value = " ".join(value.split()).strip(" ,.;:!?\"'")
+        if not value or len(value) > 120:
+            return
+        item = RawAttribute(entity, key, value, negated)
+        same = [
+            a
+            for a in self.attributes
+            if a.entity == entity and a.key == key and a.value.casefold() == value.casefold()
+        ]
+        if not same:
+            self.attributes.append(item)
+
+    def relation(self, subject: str, label: str, obj: str) -> None:
+        rel = RawRelation(subject, label, obj)
+        if subject.casefold() != obj.casefold() and rel not in self.relations:
+            self.relations.append(rel)
+
+    def result(self, used: set[str]) -> RawExtraction:
+        # An untyped name that no fact uses is a capitalized word, not knowledge; the speaker
+        # is an entity of this turn only when something is said about them.
+        named = {a.entity.casefold() for a in self.attributes}
+        named |= {r.subject.casefold() for r in self.relations}
+        named |= {r.object.casefold() for r in self.relations}
+        named |= {a.actor.casefold() for a in self.actions}
+        named |= {u.about.casefold() for u in self.uncertainties}
+        speaker = self.ctx.speaker.casefold()
+        entities = tuple(
+            e
+            for e in self.entities.values()
+            if (e.type != "other" or e.name.casefold() in used or " " in e.name)
+            and (e.name.casefold() != speaker or speaker in named)
+        )
+        return RawExtraction(
+            entities=entities,
+            attributes=tuple(self.attributes),
+            relations=tuple(self.relations),
+            actions=tuple(self.actions),
+            instructions=tuple(self.instructions),
+            uncertainties=tuple(self.uncertainties),
+        )
+
+
+class TurnState:
+    """The state of one turn being read, shared by the rule mixins (``patterns``, ``facts``,
+    ``descriptions``, ``keyed``) that :class:`~turngraph.extract.rules.RuleExtractor` joins."""
+
+    ctx: TurnContext
+    out: Findings
+    speaker: str
+    addressee: str
+    known: set[str]
+    people: dict[str, str]  # lower-cased name or first name -> the person (or pet) it names
+    pronoun: str  # whom "he" / "she" points to
+    used: set[str]  # names some fact uses
+    lowercase: bool  # the turn is written without capitals
+    restating: bool  # an earlier sentence is being said again: no corrections
+    last_species: str  # the kind of pet last mentioned, for "her name is Luna"
+
+    if TYPE_CHECKING:
+
+        def _speaker(self) -> str: ...
+        def _sentence(self, sentence: str, *, first: bool) -> None: ...
+        def _who(self, clause: Clause) -> str | None: ...
+        def _time(
+            self, c: Clause, time: TimeRef | None, *, future: bool = False
+        ) -> TimeRef | None: ...
+        def _action(
+            self,
+            c: Clause,
+            who: str,
+            np: list[str],
+            pps: list[tuple[str, list[str]]],
+            time: TimeRef | None,
+        ) -> None: ...
+        def _copula(self, c: Clause, who: str, rest: list[str]) -> None: ...
+        def _job(self, who: str, words: list[str]) -> bool: ...
+        def _spouse(self, who: str, status: str, words: list[str]) -> None: ...
+        def _employer(self, who: str, words: list[str]) -> None: ...
+        def _place(self, words: list[str]) -> str | None: ...
+        def _location(self, who: str, words: list[str]) -> None: ...
+        def _hometown(self, who: str, words: list[str]) -> None: ...
+        def _school(self, who: str, words: list[str]) -> None: ...
+        def _passive(self, c: Clause, who: str, rest: list[str]) -> None: ...
+        def _keyed(
+            self,
+            c: Clause,
+            who: str,
+            verb: str,
+            rest: list[str],
+            np: list[str],
+            pps: list[tuple[str, list[str]]],
+        ) -> bool: ...
+        def _kin_relation(self, kind: str, other_name: str) -> None: ...
+        def _kin_mentions(self, clause: Clause) -> None: ...
+        def _pet(self, owner: str, species: str, name: str) -> None: ...

@@ -1,0 +1,284 @@
+"""Whole-sentence patterns of chat: names, contacts, birthdays, favorites, pets and family
+mentions, shared photos and set phrases of praise or gratitude."""
+
+from __future__ import annotations
+
+import re
+
+from turngraph.extract import gazetteers as gz
+from turngraph.extract import vocab as v
+from turngraph.extract.base import RawAction, RawEntity
+from turngraph.extract.clauses import Clause
+from turngraph.extract.clauses import tokens as tokenize
+from turngraph.extract.findings import TurnState
+from turngraph.extract.lexicon import lemma
+from turngraph.extract.phrases import (
+    doing_phrase,
+    gerund,
+    list_items,
+    names_nothing,
+    noun_phrase,
+    strip_articles,
+)
+
+_EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,63}")
+_PHONE = re.compile(r"(?<![\w+])\+?\d[\d ().-]{6,18}\d")
+_YOU_HAVE_PET = re.compile(
+    r"\byou (?:have|got|adopted) (?:a|an|two) ("
+    + "|".join(sorted(gz.PETS, key=len, reverse=True))
+    + r")s? (?:named|called) ([A-Z][a-z]+)(?: and ([A-Z][a-z]+))?"
+)
+_SPECIES = re.compile(r"\b(" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?\b", re.I)
+_SPECIES_OF = {"kitten": "cat", "kitty": "cat", "puppy": "dog", "pup": "dog", "doggo": "dog"}
+_PHOTO = re.compile(
+    r"\b(?:here'?s|here is|this is|check out|look at|take a look at|sharing|sending you|i took)"
+    r" (?:a|the|this|my|some|another) (?:quick |recent |new |cute |little )?"
+    r"(?:photo|pic|picture|shot|snap|snapshot|selfie)s? (?:of|from) (.{3,80})",
+    re.I,
+)
+_MEANS_A_LOT = re.compile(
+    r"^(?:\w+,\s*)?((?:your|the|all your|all the|our) [\w' ]{3,40}?) (?:really |truly )?"
+    r"(?:means?|meant) (?:a lot|so much|the world|everything)",
+    re.I,
+)
+_GERUND_PRAISE = re.compile(
+    r"^(?:\w+,\s*)?([a-z]+ing)(?: '?s| is| has been| was)? (?:really |so |such |just |always )?"
+    r"(?:a |an |my )?(?:really |so |super )?(?:fun|great|awesome|amazing|relaxing|therapeutic|"
+    r"rewarding|fulfilling|calming|soothing|my passion|my favorite|the best|a blast|a great way|"
+    r"a fun way|a good way|a nice way|a wonderful way|a huge part of my life|my thing|my escape|"
+    r"my happy place|life|therapy|my therapy|my haven|my passion|my stress fix)\b",
+    re.I,
+)
+_THING_PRAISE = re.compile(
+    r"^(?:\w+,\s*)?((?:my )?[A-Za-z]+(?: [a-z]+)?)(?: '?s| is| are| has always been|'s always "
+    r"been) (?:always |just |really |truly )?(?:a (?:huge|big) part of my life|(?:my|our) "
+    r"(?:\w+ )?(?:haven|passion|therapy|escape|happy place|stress fix|thing|jam|muse|outlet|"
+    r"chill time|safe place|sanctuary)|therapy for me)\b",
+    re.I,
+)
+_IT_IS_GREAT = re.compile(
+    r"^(?:\w+,\s*)?it'?s (?:so |really |always |just |super )?(?:great|nice|fun|awesome|amazing|"
+    r"wonderful|rewarding|fulfilling|relaxing) (?:to (\w+)|([a-z]+ing))\b ?(.{0,80})",
+    re.I,
+)
+_DREAM = re.compile(
+    r"\b(?:my (?:dream|goal|plan|hope|aim|mission)(?: is|'s| has always been| was)|it'?s (?:been )?"
+    r"(?:a|my) (?:dream|goal)(?: of mine)?|i'?ve always wanted|i have always wanted) to (\w+) "
+    r"(.{2,80})",
+    re.I,
+)
+_STATUS_OF_KIN = {
+    "wife": "married",
+    "husband": "married",
+    "spouse": "married",
+    "boyfriend": "dating",
+    "girlfriend": "dating",
+    "fiance": "engaged",
+    "fiancee": "engaged",
+}
+
+
+class PatternRules(TurnState):
+    """Facts said by set phrases rather than by a clause's structure."""
+
+    def _patterns(self, sentence: str) -> None:
+        low = sentence.lower()
+        if self.ctx.role == "user" and len(sentence) < 400:
+            self._idioms(sentence)
+        m = re.search(r"\b(?i:my (?:full )?name is) ([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,3})", sentence)
+        if m:
+            self.out.attribute(self._speaker(), "name", m.group(1))
+        m = _EMAIL.search(sentence)
+        if m and re.search(r"\b(?:my|me|I)\b", sentence, re.I):
+            self.out.attribute(self._speaker(), "email", m.group(0))
+        m = _PHONE.search(sentence)
+        if m and re.search(
+            r"\b(my (?:phone|number|cell|mobile)|call me at|reach me at|text me)", low
+        ):
+            self.out.attribute(self._speaker(), "phone", " ".join(m.group(0).split()))
+        m = re.search(r"\bmy birthday is (?:on )?(.{3,40})", sentence, re.I) or re.search(
+            r"\bI was born on (.{3,40})", sentence
+        )
+        if m:
+            when = " ".join(tokenize(m.group(1))[:4]).strip(" ,.")
+            when = re.split(r"\s+(?:and|but|so|,)\s+", when)[0]
+            self.out.attribute(self._speaker(), "birthday", when)
+        m = re.search(
+            r"(?:\bmy |^|[,:] ?)(?:all[- ]time )?favorite ([a-z]+(?: [a-z]+)?) (?:is|are|has to be|"
+            r"would be|=) "
+            r"(.{1,60})",
+            sentence,
+            re.I,
+        )
+        if m:
+            what = m.group(1).lower().replace(" ", "_")
+            value = " ".join(noun_phrase(tokenize(m.group(2)), 5))
+            self.out.attribute(self._speaker(), f"favorite_{what}", value)
+        m = re.search(r"\bmy hobb(?:y is|ies are|ies include) (.{1,120})", sentence, re.I)
+        if m:
+            for item in list_items(tokenize(m.group(1))):
+                self.out.attribute(self._speaker(), "hobbies", item)
+        m = re.search(
+            r"\bmy (?:new )?(?:job title|title|role|position|job) is (?:now )?(.{1,60})",
+            sentence,
+            re.I,
+        )
+        if m:
+            title = noun_phrase(tokenize(m.group(1)), 5)
+            if title and title[-1].lower() in gz.JOB_WORDS:
+                self.out.attribute(self._speaker(), "job_title", " ".join(title))
+        for m in re.finditer(
+            r"\b(?:my|our) (" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?,? "
+            r"(?:named |called )?([A-Z][a-z]+)(?: and ([A-Z][a-z]+))?",
+            sentence,
+        ):
+            for name in (m.group(2), m.group(3)):
+                if name and name.lower() not in gz.NOT_NAMES:
+                    self._pet(self._speaker(), m.group(1).lower(), name)
+        if self.ctx.role == "assistant" and self.addressee:
+            for m in _YOU_HAVE_PET.finditer(sentence):
+                owner = self.out.entity(self.addressee, "person")
+                for name in (m.group(2), m.group(3)):
+                    if name:
+                        self._pet(owner, m.group(1).lower(), name)
+
+    def _idioms(self, sentence: str) -> None:
+        """Set phrases of chat that state a fact about the speaker: "here's a pic of my new
+        bike", "your support means a lot", "painting is so relaxing", "my dream is to ..."."""
+        m = _PHOTO.search(sentence)
+        if m:
+            what = noun_phrase(tokenize(m.group(1)), 6)
+            if what and not names_nothing(what):
+                self.out.actions.append(
+                    RawAction(
+                        self._speaker(),
+                        "share",
+                        f"photo of {' '.join(what)}",
+                        f"{self.speaker} shared a photo of {' '.join(what)}",
+                    )
+                )
+        m = _MEANS_A_LOT.search(sentence)
+        if m:
+            what = strip_articles(tokenize(m.group(1)))
+            if what and len(what) <= 6 and not names_nothing(what):
+                self.out.actions.append(
+                    RawAction(
+                        self._speaker(),
+                        "appreciate",
+                        " ".join(what),
+                        f"{self.speaker} appreciates {' '.join(what)}",
+                    )
+                )
+        m = _GERUND_PRAISE.match(sentence) or _THING_PRAISE.match(sentence)
+        if m and m.group(1).split()[0].lower() not in v.PRONOUN_OBJECTS | v.SUBJECT_PRONOUNS:
+            self.out.attribute(self._speaker(), "likes", m.group(1).lower())
+        m = _IT_IS_GREAT.match(sentence)
+        if m:
+            doing = gerund(lemma(m.group(1).lower())) if m.group(1) else m.group(2).lower()
+            rest = doing_phrase(Clause(words=[], verb=doing, rest=tokenize(m.group(3) or "")))
+            if rest and not names_nothing(rest.split()[1:] or ["x"]):
+                self.out.attribute(self._speaker(), "likes", rest)
+        m = _DREAM.search(sentence)
+        if m:
+            goal = doing_phrase(
+                Clause(words=[], verb=lemma(m.group(1).lower()), rest=tokenize(m.group(2)))
+            )
+            if goal and len(goal.split()) >= 2:
+                self.out.attribute(self._speaker(), "goals", goal)
+
+    def _pet_names(self, sentence: str) -> None:
+        """ "her name is Luna" after a pet was mentioned; "Sora (6)" gives an age."""
+        m = _SPECIES.search(sentence)
+        if m:
+            self.last_species = m.group(1).lower()
+        m = re.search(r"\b(?:her|his|its|their) names? (?:is|are) ([A-Z][a-z]+)", sentence)
+        if m and self.last_species:
+            self._pet(self._speaker(), self.last_species, m.group(1))
+        for m in re.finditer(r"\b([A-Z][a-z]+) \((\d{1,2})\)", sentence):
+            if m.group(1).casefold() in self.people:
+                self.out.attribute(self.people[m.group(1).casefold()], "age", m.group(2))
+
+    def _pet(self, owner: str, species: str, name: str) -> None:
+        pet = self.out.entity(name, "animal")
+        self.out.entities[pet.casefold()] = RawEntity(pet, "animal")  # not a person after all
+        species = _SPECIES_OF.get(species, species)
+        self.used.add(pet.casefold())
+        self.out.relation(owner, "has_pet", pet)
+        self.out.attribute(pet, "species", species)
+
+    def _kin_mentions(self, clause: Clause) -> None:
+        """ "my husband and kids", "my brother Felix", "Emma, my sister": family and relations."""
+        words = clause.words
+        if self.ctx.role != "user" or self.speaker in ("user", "assistant"):
+            return
+        for i, w in enumerate(words):
+            if w.lower() not in ("my", "our") or i + 1 >= len(words):
+                continue
+            j = i + 1
+            while j < len(words) and words[j].lower() in (
+                "little",
+                "older",
+                "younger",
+                "big",
+                "baby",
+                "twin",
+                "best",
+                "two",
+                "three",
+            ):
+                j += 1
+            if j >= len(words):
+                continue
+            kin = words[j].lower()
+            if kin in v.FAMILY_WORDS:
+                count = words[i + 1].lower() if words[i + 1].lower() in ("two", "three") else ""
+                self.out.attribute(self._speaker(), "family", f"{count} {kin}".strip())
+            status = _STATUS_OF_KIN.get(kin)
+            if status and not (i > 0 and words[i - 1].lower() in ("ex", "former", "late")):
+                self.out.attribute(self._speaker(), "relationship_status", status)
+            if kin not in v.KIN:
+                continue
+            k = j + 1
+            if k < len(words) and words[k] == ",":
+                k += 1
+            if k < len(words) and words[k].casefold() in self.people:
+                self._kin_relation(v.KIN[kin], self.people[words[k].casefold()])
+            elif kin in v.FAMILY_WORDS and k < len(words) and words[k].lower() == "and":
+                nxt = words[k + 1].lower() if k + 1 < len(words) else ""
+                if nxt in v.FAMILY_WORDS:
+                    self.out.attribute(self._speaker(), "family", nxt)
+        for i in range(len(words) - 3):
+            if (
+                words[i].casefold() in self.people
+                and words[i + 1] == ","
+                and words[i + 2].lower() == "my"
+                and words[i + 3].lower() in v.KIN
+            ):
+                self._kin_relation(v.KIN[words[i + 3].lower()], self.people[words[i].casefold()])
+
+    def _kin_relation(self, kind: str, other_name: str) -> None:
+        me = self._speaker()
+        other = self.out.entity(other_name, "person")
+        self.used.add(other.casefold())
+        if other.casefold() == me.casefold():
+            return
+        if kind == "sibling":
+            self.out.relation(me, "sibling_of", other)
+        elif kind == "parent":
+            self.out.relation(other, "parent_of", me)
+        elif kind == "child":
+            self.out.relation(me, "parent_of", other)
+        elif kind == "spouse":
+            self.out.relation(me, "married_to", other)
+        elif kind == "partner":
+            self.out.relation(me, "partner_of", other)
+        elif kind == "boss":
+            self.out.relation(other, "manages", me)
+        elif kind == "colleague":
+            self.out.relation(me, "colleague_of", other)
+        elif kind == "relative":
+            self.out.relation(me, "relative_of", other)
+        else:
+            self.out.relation(me, "friend_of", other)
+
+    # -- one clause ----------------------------------------------------------------------------

@@ -1,0 +1,274 @@
+"""Phrases inside a clause: the noun phrase after a verb, its prepositional phrases, list
+items, and small helpers the fact rules share. Each reads a bounded window of tokens."""
+
+from __future__ import annotations
+
+import re
+
+from turngraph.extract import vocab as v
+from turngraph.extract.clauses import Clause, is_past, is_verb
+from turngraph.extract.lexicon import lemma
+
+MAX_OBJECT_WORDS = 6
+_ARTICLES = (
+    "another",
+    "a",
+    "an",
+    "the",
+    "my",
+    "our",
+    "his",
+    "her",
+    "their",
+    "your",
+    "some",
+    "this",
+    "that",
+    "these",
+    "those",
+    "its",
+    "own",
+)
+_TIME_UNITS = frozenset(
+    (
+        "week weekend month year morning evening afternoon night time summer winter "
+        "spring fall autumn semester season day monday tuesday wednesday thursday "
+        "friday saturday sunday january february march april may june july august "
+        "september october november december"
+    ).split()
+)
+_COUNTS = frozenset(("a few couple several two three four five six ten many some").split())
+_VAGUE_OBJECTS = frozenset(
+    (
+        "well great fine badly ok okay smoothly good bad better worse awesome amazing "
+        "wild crazy home lot lots bit time fun blast birthday day night chance "
+        "opportunity longer more less again around everywhere anywhere somewhere there "
+        "here all tight"
+    ).split()
+)
+
+
+def strip_articles(words: list[str]) -> list[str]:
+    while words and (words[0].lower() in _ARTICLES or words[0].lower() in v.ADVERBS):
+        words = words[1:]
+    return words
+
+
+def noun_phrase(words: list[str], limit: int = MAX_OBJECT_WORDS) -> list[str]:
+    """The noun phrase at the start of ``words``: up to a preposition, a conjunction, a time
+    word or punctuation, at most ``limit`` words, without its leading article."""
+    out: list[str] = []
+    for i, w in enumerate(words):
+        low = w.lower()
+        if w in ',;:()"!?-' or low in v.BOUNDARY or (low in ("'s",) and not out):
+            break
+        determiner = low in ("this", "that", "these", "those", "last", "next") and not (
+            i + 1 < len(words) and words[i + 1].lower() in _TIME_UNITS
+        )
+        counted = low in ("day", "week", "month", "year") and out and out[-1].isdigit()
+        if (
+            low in v.TIME_WORDS
+            and not determiner
+            and not counted
+            and (out or low not in ("morning", "evening", "weekend"))
+        ):
+            break
+        if low in v.PREPOSITIONS and not (
+            low == "of" and out and i + 1 < len(words) and words[i + 1][:1].isalpha()
+        ):
+            break
+        if low in ("and", "or", "&") and out and i + 1 < len(words):
+            nxt = words[i + 1].lower()
+            # "offers and promotions" is one phrase; "... and went home" is not.
+            if nxt in v.SUBJECT_PRONOUNS or is_verb(nxt) or nxt in v.BOUNDARY or len(out) >= 4:
+                break
+            out.append(w)
+            continue
+        if low in v.NEGATIONS or low in ("anymore", "too", "either", "again", "though"):
+            break
+        if out and (low in v.BE or low in v.MODALS or low in ("originally", "now", "btw")):
+            break
+        if (
+            out
+            and (low in _COUNTS or low.isdigit())
+            and any(
+                x.lower().rstrip("s") in ("day", "week", "month", "year", "hour", "minute")
+                for x in words[i + 1 : i + 3]
+            )
+        ):
+            break
+        if out and (low in v.FREQUENCY or low in ("pretty", "really", "so")):
+            break
+        if (
+            out
+            and is_past(low)
+            and lemma(low) in v.VERBS
+            and low not in ("used", "named", "called")
+        ):
+            break
+        out.append(w)
+        if len(out) >= limit + 2:
+            break
+    out = strip_articles(out)
+    return out[:limit]
+
+
+def prep_phrases(words: list[str]) -> list[tuple[str, list[str]]]:
+    """(preposition, noun phrase) pairs in ``words``, in order."""
+    out = []
+    for i, w in enumerate(words):
+        low = w.lower()
+        if low in v.PREPOSITIONS and low != "of":
+            np = noun_phrase(words[i + 1 :])
+            if np and np[0].lower() not in ("i", "we", "he", "she", "they", "you"):
+                out.append((low, np))
+    return out
+
+
+def gerund(verb: str) -> str:
+    if verb.endswith("ie"):
+        return verb[:-2] + "ying"
+    if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")):
+        return verb[:-1] + "ing"
+    if (
+        len(verb) >= 3
+        and verb[-1] not in "aeiouwxy"
+        and verb[-2] in "aeiou"
+        and verb[-3] not in "aeiou"
+        and len(verb) <= 4
+    ):
+        return verb + verb[-1] + "ing"
+    return verb + "ing"
+
+
+def list_items(words: list[str]) -> list[str]:
+    """Items of "hiking, biking and swimming" (each a short phrase)."""
+    items: list[list[str]] = [[]]
+    for w in words:
+        low = w.lower()
+        if w == "," or low in ("and", "or", "plus", "&"):
+            if items[-1]:
+                items.append([])
+            continue
+        if low in v.BOUNDARY or w in ";:()!?-" or (low in v.PREPOSITIONS and low != "of"):
+            break
+        if (low in v.TIME_WORDS and low not in ("morning", "evening")) or low == "anymore":
+            break
+        items[-1].append(w)
+    out = []
+    for item in items:
+        np = strip_articles(item)
+        if np and len(np) <= MAX_OBJECT_WORDS:
+            out.append(" ".join(np))
+    return out[:6]
+
+
+def names_nothing(np: list[str]) -> bool:
+    """An object that names nothing by itself: "it", "them all", "well", "fine"."""
+    return (
+        not np
+        or np[0].lower() in v.PRONOUN_OBJECTS
+        or (len(np) == 1 and np[0].lower() in _VAGUE_OBJECTS)
+    )
+
+
+def clause_about(c: Clause, words: list[str]) -> Clause:
+    """A copy of ``c`` about one item of its list."""
+    return Clause(
+        words=words,
+        subject=c.subject,
+        name=c.name,
+        verb=c.verb,
+        rest=words,
+        past=c.past,
+        modal=c.modal,
+        negated=c.negated,
+    )
+
+
+def starts_subject(word: str, people: dict[str, str]) -> bool:
+    low = word.lower()
+    return low in ("i", "we", "he", "she", "they", "my", "our", "his", "her") or low in people
+
+
+def doing_phrase(c: Clause) -> str:
+    """What a habitual clause says one does: "bike to work", "go for a run after work"."""
+    out = [c.verb + (f" {c.particle}" if c.particle else "")] if c.verb else []
+    if c.aspect in ("stop", "quit") and c.verb_word.lower().endswith("ing"):
+        out = [c.verb_word.lower()]
+    for w in c.rest:
+        low = w.lower()
+        if w in ',;:!?()"-' or low in v.BOUNDARY or low in ("anymore", "lol", "though"):
+            break
+        if low in v.NEGATIONS or low in v.FREQUENCY or low in ("ago", "since"):
+            break
+        if low.isdigit() and out and len(out) > 1:
+            break
+        out.append(w)
+        if len(out) >= 7:
+            break
+    return " ".join(strip_articles(out)) if len(out) > 0 else ""
+
+
+def value_shape(value: str) -> str:
+    """What kind of value this is: a number, a date, a name or other words."""
+    low = value.lower()
+    if re.fullmatch(r"\d{1,3}", low):
+        return "number"
+    if re.search(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", low):
+        return "date"
+    return "name" if value[:1].isupper() else "words"
+
+
+def description_after(words: list[str]) -> list[str]:
+    """What follows "brazilian" in "brazilian living in lisbon": another description."""
+    for i, w in enumerate(words):
+        low = w.lower()
+        if low in ("living", "based", "from", "and") and i + 1 < len(words):
+            rest = words[i + 1 :] if low == "and" else words[i:]
+            if rest and rest[0].lower() in ("living", "based", "from"):
+                return rest
+            return rest if low == "and" and rest[0].lower() in v.RELATIONSHIP_STATUS else []
+        if w in ",;" or low in v.BOUNDARY:
+            continue
+    return []
+
+
+def is_condition(np: list[str]) -> bool:
+    """Whether a noun phrase names a health condition ("celiac disease", "a headache")."""
+    if not np:
+        return False
+    head = np[-1].lower().removesuffix("'s")
+    return head in v.HEALTH_CONDITIONS or head in (
+        "disease",
+        "syndrome",
+        "disorder",
+        "intolerance",
+        "infection",
+        "pain",
+    )
+
+
+def degree_phrase(words: list[str]) -> str:
+    """ "a master's in social work", "my PhD in chemistry", "a data science bootcamp"."""
+    np = strip_articles(list(words))
+    for i, w in enumerate(np[:5]):
+        low = w.lower()
+        if low in v.DEGREES:
+            out = np[: i + 1]
+            j = i + 1
+            if j < len(np) and np[j] == "'s":
+                out[-1] += "'s"
+                j += 1
+            if j + 1 < len(np) and np[j].lower() in ("in", "of"):
+                out += np[j : j + 1] + noun_phrase(np[j + 1 :], 4)
+            return " ".join(out)
+        if low in ("bootcamp", "course", "program", "programme", "class", "classes"):
+            return " ".join(np[:i]) if i else ""
+        if low in v.PREPOSITIONS or low in v.BOUNDARY:
+            return ""
+    return ""
+
+
+def capitalize(name: str) -> str:
+    return " ".join(w[:1].upper() + w[1:] for w in name.split())
