@@ -177,9 +177,9 @@ class DescriptionRules(TurnState):
         if (first, nxt) in (("part", "of"), ("a", "member"), ("member", "of")) and len(words) > 2:
             group = noun_phrase(words[3:] if first == "a" else words[2:], 5)
             if group and not names_nothing(group) and group[-1].lower() not in ("it", "this"):
-                org = self.out.entity(" ".join(group), "organization")
-                self.used.add(org.casefold())
-                self.out.relation(who, "member_of", org)
+                club = self.out.entity(" ".join(group), "organization")
+                self.used.add(club.casefold())
+                self.out.relation(who, "member_of", club)
             return
         stance = _STANCE.get((first, nxt))
         if stance and len(words) > 2:
