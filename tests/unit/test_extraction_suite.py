@@ -25,10 +25,10 @@ OVERALL_FLOOR = 0.80
 KIND_FLOORS = {
     "attr": 0.65,
     "rel": 0.74,
-    "entity": 0.80,
-    "action": 0.69,
+    "entity": 0.81,
+    "action": 0.66,
     "instruction": 0.95,
-    "uncertain": 0.78,
+    "uncertain": 0.85,
     "ended": 0.80,
     "correction": 0.80,
     "negative": 0.98,

@@ -289,6 +289,9 @@ def _subject(c: Clause, words: list[str], i: int, people: dict[str, str], pronou
     if i >= n:
         return i
     w, low = words[i], words[i].lower()
+    if low == "we" and i + 1 < n and words[i + 1].lower() in ("all", "both", "humans"):
+        c.subject = "other"  # "we all face the same challenges": everyone, not the speaker
+        return i + 2
     if low in ("i", "we"):
         c.subject = "self"
         return i + 1
@@ -339,16 +342,17 @@ def _subject(c: Clause, words: list[str], i: int, people: dict[str, str], pronou
         c.subject = "other"
         return _skip_noun_phrase(words, i)
     nxt_low = words[i + 1].lower() if i + 1 < n else ""
-    if (is_verb(w) or low in ("just", "got", "going", "finally", "gonna")) and not (
-        nxt_low in v.BE or nxt_low in v.MODALS or nxt_low in ("has", "makes", "helps", "keeps")
-    ):
-        if (
-            is_ing_verb(low)
-            and nxt_low in ("your", "you")
-            and any(is_finite(x) for x in words[i + 1 : i + 8])
-        ):
-            c.subject = "other"  # "Seeing your art made my day": about the other person's
-            return _skip_noun_phrase(words, i)
+    noun_subject = nxt_low in v.BE or nxt_low in v.MODALS or (
+        is_finite(nxt_low) and not is_past(low) and low not in ("got", "just", "finally")
+    )
+    if (is_verb(w) or low in ("just", "got", "going", "finally", "gonna")) and not noun_subject:
+        later = words[i + 1 : i + 10]
+        if is_ing_verb(low) and any(is_finite(x) for x in later):
+            # "Creating a family for those kids is so lovely": a gerund is the subject, and
+            # the clause is about the speaker's own doing only when it says so ("my").
+            if not any(x.lower() in ("my", "me", "i") for x in later):
+                c.subject = "other"
+                return _skip_noun_phrase(words, i)
         if c.lead == "" and lemma(low) == low and low not in _SAID_OF_ONESELF and low not in v.BE:
             c.subject = "imperative"  # "check out my new bike": asks, states nothing
             return i
@@ -372,6 +376,9 @@ def _subject(c: Clause, words: list[str], i: int, people: dict[str, str], pronou
         c.elided, c.verb, c.verb_word = True, "be", ""
         c.rest = words[i:]
         return n
+    if low == "do" and i + 2 < n and words[i + 1] == "n't" and c.lead == "":
+        c.subject = "imperative"  # "don't stop dreaming": advice, not a statement
+        return i
     if (low in v.NEGATIONS or low == "no") and i + 1 < n and is_verb(words[i + 1]):
         c.subject, c.elided = "", True
         return i
@@ -471,7 +478,7 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
                 i += 1  # "off to go swimming"
             continue
         elif low in v.BE:
-            if nxt == "going" and nxt2 == "to":
+            if nxt == "going" and nxt2 == "to" and i + 3 < n and is_verb(words[i + 3]):
                 c.modal = "future"
                 i += 3
                 continue
@@ -571,8 +578,12 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
             and low not in v.PREPOSITIONS
         ):
             pass  # an adverb, or a misspelt one: "I absolutley love DIYs"
-        elif not low[:1].isalpha():
-            return  # punctuation or a number where a verb should be: no verb here
+        elif (
+            not low[:1].isalpha()
+            or ((low in v.BOUNDARY or low in v.PREPOSITIONS) and not is_verb(low))
+            or (low in v.DETERMINERS and low not in ("own",))
+        ):
+            return  # punctuation, a number or a function word where a verb should be
         else:
             c.verb_word = w
             c.verb = "be" if low in v.BE else lemma(low)

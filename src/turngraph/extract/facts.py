@@ -20,6 +20,11 @@ from turngraph.extract.phrases import (
 )
 from turngraph.extract.timeref import TimeRef, resolve_time
 
+# Things done to someone that are events in their life ("got fired from Vodacom").
+_PASSIVE_EVENTS = frozenset(
+    "fire lay hire promote invite accept reject elect award arrest injure hurt bite rob "
+    "admit transfer select nominate diagnose".split()
+)
 _REPORTING = frozenset({"think", "believe", "guess", "suppose", "hear", "say", "reckon"})
 _NO_MORE = re.compile(r"\b(?:anymore|any more|no longer|these days)\b", re.I)
 
@@ -204,7 +209,12 @@ class ClauseFacts(TurnState):
             )
             if prep in ("in", "at", "to", "near", "into") and is_place and not place:
                 place = " ".join(phrase)
-            elif not obj and prep not in ("about", "like", "than") and not names_nothing(phrase):
+            elif (
+                not obj
+                and prep not in ("about", "like", "than", "since", "after", "before", "until",
+                                 "without", "during")
+                and not names_nothing(phrase)
+            ):
                 obj = phrase
             elif obj and len(obj) + len(phrase) + 1 <= 8 and prep in ("with", "for", "from"):
                 obj = [*obj, prep, *phrase]
@@ -306,5 +316,5 @@ class ClauseFacts(TurnState):
                 if prep in ("from", "at", "by") and phrase[0][:1].isupper():
                     org = self.out.entity(" ".join(phrase), "organization")
                     self.out.attribute(who, "employer", org, negated=True)
-        if c.verb:
+        if c.verb in _PASSIVE_EVENTS:
             self._action(c, who, noun_phrase(rest), pps, None)

@@ -61,6 +61,7 @@ class Findings:
             self.relations.append(rel)
 
     def result(self, used: set[str]) -> RawExtraction:
+        self.actions = [a for a in self.actions if a.verb not in _SMALL_TALK]
         # An untyped name that no fact uses is a capitalized word, not knowledge; the speaker
         # is an entity of this turn only when something is said about them.
         named = {a.entity.casefold() for a in self.attributes}
@@ -83,6 +84,25 @@ class Findings:
             instructions=tuple(self.instructions),
             uncertainties=tuple(self.uncertainties),
         )
+
+
+# Actions that chat is full of and memory is better without: thanks, advice, resolve.
+_SMALL_TALK = frozenset(
+    {
+        "appreciate",
+        "recommend",
+        "do",
+        "see",
+        "keep",
+        "push",
+        "figure out",
+        "be determined to",
+        "be thankful for",
+        "be grateful for",
+        "tend",
+        "try",
+    }
+)
 
 
 class TurnState:

@@ -26,8 +26,15 @@ _KIN_BEFORE = re.compile(
     r"grandmother|grandfather|kid|child|niece|nephew|neighbou?r|girlfriend|boyfriend|fiance|"
     r"fiancee|roommate|mentor|teacher|manager|sis|bro)\s*,?\s*$"
 )
+_SPECIES_WORDS = "|".join(sorted(gz.PETS, key=len, reverse=True))
 _ANIMAL_BEFORE = re.compile(
-    r"\b(named|called)\s*$|\b(" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?\s*,?\s*$"
+    rf"\b({_SPECIES_WORDS})s?\s*,?\s*(?:(?:named|called)\s*)?$|\b({_SPECIES_WORDS})s? (?:\w+ )?"
+    r"(?:named|called)\s*$"
+)
+# A name used as a modifier of these is a work or a brand ("a Harry Potter fan").
+_WORK_FOLLOWERS = re.compile(
+    r"^\s*(fan|fans|movie|movies|film|films|book|books|series|universe|party|trivia|spots|"
+    r"project|theme|world|franchise|show|game|games|novel|novels|merch|store|event|stuff)\b"
 )
 _ORG_BEFORE = re.compile(
     r"\b(work(?:s|ed|ing)? (?:at|for)|joined|hired by|employed by|intern(?:ing)? at|job at)\s*$"
@@ -102,7 +109,10 @@ _AMBIGUOUS = frozenset(
 
 
 def is_lowercase(text: str) -> bool:
-    """Whether a turn was written (nearly) without capitals."""
+    """Whether a turn was written without capitals (the first person aside)."""
+    first = next((ch for ch in text if ch.isalpha()), "")
+    if first.isupper() and not text.lstrip(" \"'(").startswith(("I ", "I'")):
+        return False
     return sum(1 for ch in text if ch.isupper()) <= max(2, len(text) // 40)
 
 
@@ -171,6 +181,8 @@ def entity_type(name: str, sentence: str, start: int, end: int, people: set[str]
     words = low.split()
     before = sentence[max(0, start - _WINDOW) : start].lower()
     after = sentence[end : end + _WINDOW].lower()
+    if " " in name and _WORK_FOLLOWERS.match(after):
+        return "other"
     if name.casefold() in people:
         return "person"
     if all(w.rstrip(".") in gz.JOB_WORDS for w in words) or (

@@ -57,7 +57,7 @@ _HEDGE_LEAD = re.compile(
     r"^(?:(?:and|but|so|well|also)\s+)?(?:I think|I guess|I suppose|I believe|I heard|I'm not "
     r"sure(?: if| whether)?|not sure(?: if| whether)?|I wonder if|it seems like|seems like|"
     r"apparently|maybe|perhaps|probably|I doubt|rumou?r is|rumou?r has it|word is|"
-    r"supposedly|I could be wrong but(?: I think)?|not confirmed but)\b(?:\s+that)?\s*",
+    r"supposedly|hopefully|fingers crossed|I could be wrong but(?: I think)?|not confirmed but)\b(?:\s+that)?\s*",
     re.I,
 )
 _QUESTION = re.compile(
@@ -220,7 +220,9 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
         previous: list[str] = []
         for n, (lead, words) in enumerate(split_clauses(tokenize(sentence))):
             clause = parse_clause(lead, words, self.people, pronoun=self.pronoun)
-            if lead in ("if", "unless"):
+            if lead in ("if", "unless") or (
+                lead in ("when", "once", "until") and not clause.past and clause.modal != "used_to"
+            ):
                 conditional = True
             if lead in ("who", "that") and words[0].lower() in ("who", "that"):
                 antecedent = self._last_named(previous)
@@ -232,7 +234,12 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
                 clause.negated = clause.negated or (carried.negated and lead == "or")
             elif clause.elided and carried is not None and carried.subject in ("self", "person"):
                 clause.subject, clause.name = carried.subject, carried.name
-            elif clause.elided and (first or carried is None) and self.ctx.role != "system":
+            elif (
+                clause.elided
+                and (first or carried is None)
+                and self.ctx.role != "system"
+                and not (lead in ("and", "or") and n > 0)
+            ):
                 clause.subject = "self"
             previous = words
             if not clause.verb:
@@ -305,8 +312,8 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
             self._ages(clause.words)
         words = [w for w in clause.words if w.lower() not in _FILLERS]
         words = [w for w in words if w.lower() not in ("now", "again", "originally")]
-        if not words or len(words) > 8:
-            return
+        if not words or len(words) > 8 or (words[0].lower() == "from" and "to" in words[2:4]):
+            return  # "from contemporary to hip-hop" is a range, not an origin
         first = words[0].lower()
         starts = (
             first in _COPULA_STARTS
@@ -316,7 +323,7 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
         )
         if not starts:
             return
-        if carried is not None and carried.subject in ("self", "person"):
+        if carried is not None and carried.subject in ("self", "person") and carried.verb == "be":
             who = self._who(carried)
         elif opening and self.ctx.role == "user":
             who = self._speaker()
