@@ -278,6 +278,9 @@ def parse_clause(
             i += 2  # "next Tuesday I'm meeting Jake": the time, then the clause
         else:
             break
+    if 0 < i < n and words[i].lower() in ("was", "is", "'s", "has", "had", "been"):
+        c.subject = "other"  # "Last week was wild": the time itself is the subject
+        return c
     i = _subject(c, words, i, people, pronoun)
     if not c.verb:
         _verb_group(c, words, i)

@@ -14,6 +14,7 @@ wished or planned without a date (a goal), habitual (a habit). The rules are spl
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import replace
 
@@ -81,6 +82,7 @@ _LEAD_IN = re.compile(
     re.I,
 )
 _FILLERS = v.DISCOURSE | v.ADVERBS
+_TIME_OPENERS = frozenset("last this yesterday today tonight".split())
 _NOT_ADVICE = frozenset(
     (
         "look check take let see tell wish guess say thank excuse pardon hang talk hit "
@@ -108,6 +110,16 @@ _COPULA_STARTS = frozenset(
         "keto",
     ]
 )
+
+
+@functools.lru_cache(maxsize=256)
+def _names_said(text: str) -> tuple[tuple[str, str], ...]:
+    """The names an earlier turn said (each turn is read again as history by the next few:
+    cached by its text)."""
+    found: list[tuple[str, str]] = []
+    for sentence in sentences(_BRACKETS.sub(" ", text)[:2000]):
+        found += find_names(sentence, set(), set())
+    return tuple(found)
 
 
 class RuleExtractor:
@@ -141,16 +153,12 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
                 self._person(name)
         # Names the session used just before: "she" may point to them, lower case may say them.
         for _, said in ctx.history[-2:]:
-            for sentence in sentences(_BRACKETS.sub(" ", said)[:2000]):
-                for name, etype in find_names(sentence, self.known, set(self.people)):
-                    self.known.add(name.casefold())
-                    if etype == "person":
-                        self._person(name)
-                        if name.casefold() not in (
-                            ctx.speaker.casefold(),
-                            self.addressee.casefold(),
-                        ):
-                            self.pronoun = name
+            for name, etype in _names_said(said):
+                self.known.add(name.casefold())
+                if etype in ("person", "animal"):
+                    self._person(name)
+                    if name.casefold() not in (ctx.speaker.casefold(), self.addressee.casefold()):
+                        self.pronoun = name
 
     def _person(self, name: str) -> None:
         self.people[name.casefold()] = name
@@ -248,6 +256,10 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
                 if when is not None and len(words) <= 4:
                     pending_time = when
                 self._fragment(clause, carried, opening=first and n == 0)
+                continue
+            if clause.subject not in ("self", "person") and words[0].lower() in _TIME_OPENERS:
+                # "Last week was wild - I volunteered ...": the time is the next clause's.
+                pending_time = resolve_time(clause.text, self.ctx.observed_at) or pending_time
                 continue
             self._kin_mentions(clause)
             if clause.subject == "imperative":

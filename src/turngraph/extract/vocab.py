@@ -289,5 +289,6 @@ VERBS = _set(
     "clean tidy declutter garden plant water prune harvest mow rake shovel "
     "adopt foster nurture raise babysit feed walk groom bathe train "
     "hike climb camp kayak canoe paddle surf ski snowboard skate swim dive snorkel fish "
-    "visit tour explore travel fly drive ride commute sail cruise wander roam"
+    "visit tour explore travel fly drive ride commute sail cruise wander roam "
+    "sound seem look mean matter appear become remain"
 )
