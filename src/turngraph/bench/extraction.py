@@ -390,6 +390,12 @@ def precision(turns: Sequence[TurnItems], labels: dict[str, Any]) -> dict[str, A
         "wrong": counts["wrong"],
         "noise": counts["noise"],
         "precision": round(counts["correct"] / judged, 4) if judged else None,
+        # Noise is true but not worth keeping; without it, the share that is not wrong.
+        "precision_without_noise": (
+            round(counts["correct"] / (counts["correct"] + counts["wrong"]), 4)
+            if counts["correct"] + counts["wrong"]
+            else None
+        ),
         "by_kind": {
             kind: round(c["correct"] / sum(c.values()), 4) for kind, c in sorted(per_kind.items())
         },
@@ -724,6 +730,7 @@ def render(report: dict[str, Any]) -> str:
             lines.append(
                 f"precision on {p['turns']} labelled turns: {p['precision']} "
                 f"({p['correct']} correct, {p['wrong']} wrong, {p['noise']} noise; "
+                f"{p['precision_without_noise']} leaving noise aside; "
                 f"{p['unlabelled']} items without a label)"
             )
     if "suite" in report:
