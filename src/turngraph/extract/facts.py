@@ -25,8 +25,32 @@ _PASSIVE_EVENTS = frozenset(
     "fire lay hire promote invite accept reject elect award arrest injure hurt bite rob "
     "admit transfer select nominate diagnose".split()
 )
+_HABITUAL = re.compile(
+    r"\b(?:every|each) (?:single )?(?:day|morning|night|evening|week|weekend|month|sunday|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday)\b|\b(?:\w+|\d+) times a (?:day|week|"
+    r"month)\b|\bon weekends\b|\b(?:daily|weekly|nightly)\b|\bmost (?:days|mornings|nights)\b",
+    re.I,
+)
 _REPORTING = frozenset({"think", "believe", "guess", "suppose", "hear", "say", "reckon"})
 _NO_MORE = re.compile(r"\b(?:anymore|any more|no longer|these days)\b", re.I)
+
+
+def _habit(c: Clause) -> str:
+    """ "go for a run after work", "run every morning": the verb and what follows it, up to
+    the end of the clause (adverbs of frequency like "always" left out)."""
+    out = [c.verb + (f" {c.particle}" if c.particle else "")]
+    for w in c.rest:
+        low = w.lower()
+        if w in ",;:!?()-" or low in v.BOUNDARY or low in ("honestly", "lol", "though"):
+            break
+        if low in v.FREQUENCY or low in ("usually", "always"):
+            continue
+        out.append(w)
+        if len(out) >= 8:
+            break
+    while len(out) > 1 and out[-1].lower() in ("rain", "or", "shine", "and"):
+        out.pop()
+    return " ".join(out)
 
 
 class ClauseFacts(TurnState):
@@ -211,8 +235,18 @@ class ClauseFacts(TurnState):
                 place = " ".join(phrase)
             elif (
                 not obj
-                and prep not in ("about", "like", "than", "since", "after", "before", "until",
-                                 "without", "during")
+                and prep
+                not in (
+                    "about",
+                    "like",
+                    "than",
+                    "since",
+                    "after",
+                    "before",
+                    "until",
+                    "without",
+                    "during",
+                )
                 and not names_nothing(phrase)
             ):
                 obj = phrase
@@ -221,6 +255,14 @@ class ClauseFacts(TurnState):
         if not obj and not place:
             return
         if obj and names_nothing(obj):
+            return
+        habitual = c.frequency or bool(_HABITUAL.search(c.text))
+        if habitual and not c.past and c.modal in ("", "used_to"):
+            # "I run every morning": a habit, not an event.
+            if who.casefold() == self.speaker.casefold():
+                habit = _habit(c)
+                if len(habit.split()) >= 2:
+                    self.out.attribute(who, "habits", habit)
             return
         when = self._time(c, time)
         occurred, precision = (when.when, when.precision) if when else (None, None)
@@ -240,8 +282,6 @@ class ClauseFacts(TurnState):
                 precision=precision,
             )
         )
-        if c.frequency and who.casefold() == self.speaker.casefold():
-            self.out.attribute(who, "habits", f"{c.verb} {' '.join(obj or [place])}")
 
     # -- facts by verb ---------------------------------------------------------------------------
 

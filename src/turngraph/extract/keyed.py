@@ -297,7 +297,7 @@ class KeyedRules(TurnState):
             self.out.attribute(who, "health", f"{state} {part}")
             return False
         if verb == "turn" and low_np and low_np[0].isdigit():
-            when = self._time(c, None)
+            when = self._time(c, None, future=not (c.past or c.perfect))
             if c.past or c.perfect:
                 self.out.attribute(who, "age", low_np[0])
             if when is not None and when.precision == "day":

@@ -20,6 +20,7 @@ from turngraph.extract.phrases import (
     noun_phrase,
     strip_articles,
 )
+from turngraph.extract.timeref import resolve_time
 
 _EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,63}")
 _PHONE = re.compile(r"(?<![\w+])\+?\d[\d ().-]{6,18}\d")
@@ -62,9 +63,33 @@ _IT_IS_GREAT = re.compile(
     re.I,
 )
 _DREAM = re.compile(
-    r"\b(?:my (?:dream|goal|plan|hope|aim|mission)(?: is|'s| has always been| was)|it'?s (?:been )?"
+    r"\b(?:my (?:\w+ )?(?:dream|goal|plan|hope|aim|mission)(?: (?:this|for the|for this) \w+)?"
+    r"(?: is|'s| has always been| was)|it'?s (?:been )?"
     r"(?:a|my) (?:dream|goal)(?: of mine)?|i'?ve always wanted|i have always wanted) to (\w+) "
     r"(.{2,80})",
+    re.I,
+)
+_FAVORITE_ASKED = re.compile(r"\bfavorite ([a-z]+(?: [a-z]+)?)\s*\?+\s*([^.!?\n,]{2,60})", re.I)
+_BIRTHDAY_ASKED = re.compile(
+    r"\bmy birthday\b[^.!?\n]{0,40}\?+\s*(?:it'?s|its|it is)\s+((?:jan|feb|mar|apr|may|jun|jul|aug|"
+    r"sep|oct|nov|dec)[a-z]* \d{1,2}|\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+    r"[a-z]*)",
+    re.I,
+)
+_BIRTHDAY_WHEN = re.compile(
+    r"\b(?:it'?s|its|today is|tomorrow is|had) my (?:actual )?birthday(?: party)? (?:today|"
+    r"tomorrow|yesterday|on \w+|last \w+)|\b(?:today|tomorrow|yesterday) (?:is|was) my "
+    r"(?:actual )?birthday",
+    re.I,
+)
+_PLACE_BORN = re.compile(
+    r"(?:^|[,.!] |\bI was )(?:born and raised|born|raised) in ([A-Z][\w'-]+(?: [A-Z][\w'-]+)?)|"
+    r"(?:^|[,.!] )([A-Z][\w'-]+(?: [A-Z][\w'-]+)?)[- ]born\b"
+)
+_PLACE_BASED = re.compile(r"(?:^|[,.!] )([A-Z][\w'-]+(?: [A-Z][\w'-]+)?)[- ]based\b")
+_AS_A_NATIONAL = re.compile(
+    r"\bas an? (" + "|".join(sorted(v.NATIONALITIES)) + r") (?:person|woman|man|guy|girl|citizen|"
+    r"native|expat)\b",
     re.I,
 )
 _STATUS_OF_KIN = {
@@ -80,6 +105,36 @@ _STATUS_OF_KIN = {
 
 class PatternRules(TurnState):
     """Facts said by set phrases rather than by a clause's structure."""
+
+    def _turn_patterns(self, text: str) -> None:
+        """Phrases that run across sentences: "favorite food? tacos al pastor", "can you
+        remember my birthday? its july 2", "Tehran born, Vancouver based"."""
+        if self.ctx.role != "user" or len(text) > 4000:
+            return
+        for m in _FAVORITE_ASKED.finditer(text):
+            value = noun_phrase(tokenize(m.group(2)), 5)
+            if value and not names_nothing(value):
+                key = "favorite_" + m.group(1).lower().replace(" ", "_")
+                self.out.attribute(self._speaker(), key, " ".join(value))
+        m = _BIRTHDAY_ASKED.search(text)
+        if m:
+            self.out.attribute(self._speaker(), "birthday", m.group(1).strip())
+        m = _BIRTHDAY_WHEN.search(text)
+        if m:
+            when = resolve_time(m.group(0), self.ctx.observed_at)
+            if when is not None and when.precision == "day":
+                self.out.attribute(self._speaker(), "birthday", f"{when.when:%B} {when.when.day}")
+        for pattern, key in ((_PLACE_BORN, "hometown"), (_PLACE_BASED, "location")):
+            for m in pattern.finditer(text):
+                place = self._place(tokenize(next(g for g in m.groups() if g)))
+                if place:
+                    self.out.attribute(self._speaker(), key, place)
+                    self.out.relation(
+                        self._speaker(), "from" if key == "hometown" else "lives_in", place
+                    )
+        m = _AS_A_NATIONAL.search(text)
+        if m:
+            self.out.attribute(self._speaker(), "nationality", m.group(1).capitalize())
 
     def _patterns(self, sentence: str) -> None:
         low = sentence.lower()
@@ -104,9 +159,8 @@ class PatternRules(TurnState):
             when = re.split(r"\s+(?:and|but|so|,)\s+", when)[0]
             self.out.attribute(self._speaker(), "birthday", when)
         m = re.search(
-            r"(?:\bmy |^|[,:] ?)(?:all[- ]time )?favorite ([a-z]+(?: [a-z]+)?) (?:is|are|has to be|"
-            r"would be|=) "
-            r"(.{1,60})",
+            r"(?:\bmy |^|[,:] ?)(?:all[- ]time )?favorite ([a-z]+(?: [a-z]+)?)(?: of all time| ever)?"
+            r" (?:is|are|has to be|would be|=) (.{1,60})",
             sentence,
             re.I,
         )
@@ -114,7 +168,13 @@ class PatternRules(TurnState):
             what = m.group(1).lower().replace(" ", "_")
             value = " ".join(noun_phrase(tokenize(m.group(2)), 5))
             self.out.attribute(self._speaker(), f"favorite_{what}", value)
-        m = re.search(r"\bmy hobb(?:y is|ies are|ies include) (.{1,120})", sentence, re.I)
+        m = re.search(
+            r"\bmy (?:main |favorite |new |big )?hobb(?:y is|ies are|ies include) (.{1,120})",
+            sentence,
+            re.I,
+        ) or re.search(
+            r"\bin my (?:free|spare) time,? I (?:do|play|make|like to do) (.{1,60})", sentence, re.I
+        )
         if m:
             for item in list_items(tokenize(m.group(1))):
                 self.out.attribute(self._speaker(), "hobbies", item)

@@ -82,6 +82,7 @@ _LEAD_IN = re.compile(
     re.I,
 )
 _FILLERS = v.DISCOURSE | v.ADVERBS
+_JOB_HEADS = ("head of", "director of", "vp of", "chief")
 _TIME_OPENERS = frozenset("last this yesterday today tonight".split())
 _NOT_ADVICE = frozenset(
     (
@@ -90,7 +91,8 @@ _NOT_ADVICE = frozenset(
     ).split()
 )
 _COPULA_STARTS = frozenset(
-    [
+    ["big", "huge", "fan"]
+    + [
         "from",
         "allergic",
         "single",
@@ -171,6 +173,7 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
         text = normalize(_BRACKETS.sub(" ", text[:MAX_EXTRACT_CHARS]))
         self.lowercase = is_lowercase(text)
         text = truecase(text, self.known)
+        self._turn_patterns(text)
         for i, sentence in enumerate(sentences(text)):
             self._sentence(sentence, first=i == 0)
         return self.out.result(self.used)
@@ -322,22 +325,38 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
         opens a user's turn."""
         if self.ctx.role == "user":
             self._ages(clause.words)
+        now = clause.words[0].lower() in ("now", "currently", "still") if clause.words else False
         words = [w for w in clause.words if w.lower() not in _FILLERS]
         words = [w for w in words if w.lower() not in ("now", "again", "originally")]
         if not words or len(words) > 8 or (words[0].lower() == "from" and "to" in words[2:4]):
             return  # "from contemporary to hip-hop" is a range, not an origin
         first = words[0].lower()
+        job = words[-1].lower() in gz.JOB_WORDS or bool(
+            re.match(
+                r"^(?:a |an )?[\w -]{0,30}\b(?:" + "|".join(_JOB_HEADS) + r")\b",
+                " ".join(words),
+                re.I,
+            )
+        )
+        age = first.isdigit() and (len(words) == 1 or words[1].lower() in ("years", "yrs"))
         starts = (
             first in _COPULA_STARTS
             or first in v.NATIONALITIES
             or (first in ("a", "an") and len(words) > 1)
-            or words[-1].lower() in gz.JOB_WORDS
+            or job
+            or age
+            or (now and first == "in")
         )
         if not starts:
             return
-        if carried is not None and carried.subject in ("self", "person") and carried.verb == "be":
+        linking = (
+            carried is not None
+            and carried.subject in ("self", "person")
+            and (carried.verb == "be" or (job and carried.verb in ("start", "join", "work")) or now)
+        )
+        if linking and carried is not None:
             who = self._who(carried)
-        elif opening and self.ctx.role == "user":
+        elif (opening or now or age or job) and self.ctx.role == "user" and carried is None:
             who = self._speaker()
         else:
             return
