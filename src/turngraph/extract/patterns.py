@@ -111,10 +111,10 @@ class PatternRules(TurnState):
         remember my birthday? its july 2", "Tehran born, Vancouver based"."""
         if self.ctx.role != "user" or len(text) > 4000:
             return
-        for m in _FAVORITE_ASKED.finditer(text):
-            value = noun_phrase(tokenize(m.group(2)), 5)
+        for fav in _FAVORITE_ASKED.finditer(text):
+            value = noun_phrase(tokenize(fav.group(2)), 5)
             if value and not names_nothing(value):
-                key = "favorite_" + m.group(1).lower().replace(" ", "_")
+                key = "favorite_" + fav.group(1).lower().replace(" ", "_")
                 self.out.attribute(self._speaker(), key, " ".join(value))
         m = _BIRTHDAY_ASKED.search(text)
         if m:
@@ -125,8 +125,8 @@ class PatternRules(TurnState):
             if when is not None and when.precision == "day":
                 self.out.attribute(self._speaker(), "birthday", f"{when.when:%B} {when.when.day}")
         for pattern, key in ((_PLACE_BORN, "hometown"), (_PLACE_BASED, "location")):
-            for m in pattern.finditer(text):
-                place = self._place(tokenize(next(g for g in m.groups() if g)))
+            for said in pattern.finditer(text):
+                place = self._place(tokenize(next(g for g in said.groups() if g)))
                 if place:
                     self.out.attribute(self._speaker(), key, place)
                     self.out.relation(
@@ -159,8 +159,8 @@ class PatternRules(TurnState):
             when = re.split(r"\s+(?:and|but|so|,)\s+", when)[0]
             self.out.attribute(self._speaker(), "birthday", when)
         m = re.search(
-            r"(?:\bmy |^|[,:] ?)(?:all[- ]time )?favorite ([a-z]+(?: [a-z]+)?)(?: of all time| ever)?"
-            r" (?:is|are|has to be|would be|=) (.{1,60})",
+            r"(?:\bmy |^|[,:] ?)(?:all[- ]time )?favorite ([a-z]+(?: [a-z]+)?)"
+            r"(?: of all time| ever)? (?:is|are|has to be|would be|=) (.{1,60})",
             sentence,
             re.I,
         )

@@ -58,7 +58,8 @@ _HEDGE_LEAD = re.compile(
     r"^(?:(?:and|but|so|well|also)\s+)?(?:I think|I guess|I suppose|I believe|I heard|I'm not "
     r"sure(?: if| whether)?|not sure(?: if| whether)?|I wonder if|it seems like|seems like|"
     r"apparently|maybe|perhaps|probably|I doubt|rumou?r is|rumou?r has it|word is|"
-    r"supposedly|hopefully|fingers crossed|I could be wrong but(?: I think)?|not confirmed but)\b(?:\s+that)?\s*",
+    r"supposedly|hopefully|fingers crossed|I could be wrong but(?: I think)?|not confirmed but)"
+    r"\b(?:\s+that)?\s*",
     re.I,
 )
 _QUESTION = re.compile(
