@@ -92,26 +92,8 @@ _NOT_ADVICE = frozenset(
     ).split()
 )
 _COPULA_STARTS = frozenset(
-    ["big", "huge", "fan"]
-    + [
-        "from",
-        "allergic",
-        "single",
-        "married",
-        "engaged",
-        "divorced",
-        "widowed",
-        "separated",
-        "dating",
-        "based",
-        "living",
-        "in",
-        "into",
-        "vegan",
-        "vegetarian",
-        "pescatarian",
-        "keto",
-    ]
+    "big huge fan from allergic single married engaged divorced widowed separated dating "
+    "based living in into vegan vegetarian pescatarian keto".split()
 )
 
 
