@@ -71,36 +71,55 @@ _COMMON_PLACES = frozenset(
 )
 
 
+_DEGREE_WORDS = frozenset(
+    "now currently officially also still finally actually just really so very pretty more "
+    "totally super definitely always kinda quite".split()
+)
+_DESCRIPTION_STARTS = frozenset(
+    "a an from living based in married single engaged divorced allergic vegan vegetarian "
+    "into".split()
+)
+
+
+def _descriptions(words: list[str]) -> list[list[str]]:
+    """The comma-separated descriptions in a copula's complement, when each part is one
+    ("27, nurse, living in Graz"); else the whole complement as one."""
+    parts: list[list[str]] = [[]]
+    for w in words:
+        if w == ",":
+            parts.append([])
+        else:
+            parts[-1].append(w)
+    parts = [p for p in parts if p]
+    if len(parts) < 2:
+        return [words]
+
+    def describes(p: list[str]) -> bool:
+        low = p[0].lower()
+        return (
+            low in _DESCRIPTION_STARTS
+            or low in v.NATIONALITIES
+            or low.isdigit()
+            or p[-1].lower() in gz.JOB_WORDS
+        )
+
+    return parts if all(describes(p) for p in parts[1:]) else [words]
+
+
+_ORDINALS = frozenset("first second third fourth final last junior senior".split())
+
+
 class DescriptionRules(TurnState):
     """Facts from "X is ..." and the places, employers and schools they name."""
 
     def _copula(self, c: Clause, who: str, rest: list[str]) -> None:
-        words = [
-            w
-            for w in rest
-            if w.lower()
-            not in (
-                "now",
-                "currently",
-                "officially",
-                "also",
-                "still",
-                "finally",
-                "actually",
-                "just",
-                "really",
-                "so",
-                "very",
-                "pretty",
-                "more",
-                "totally",
-                "super",
-                "definitely",
-                "always",
-                "kinda",
-                "quite",
-            )
-        ]
+        words = [w for w in rest if w.lower() not in _DEGREE_WORDS]
+        parts = _descriptions(words)
+        if len(parts) > 1:
+            # "I'm Lukas, carpenter, living in Graz": one description after another.
+            for part in parts:
+                self._copula(c, who, part)
+            return
         if not words:
             return
         first = words[0].lower()
@@ -243,11 +262,12 @@ class DescriptionRules(TurnState):
         phrase: list[str] = []
         for w in title:
             low = w.lower()
+            counted = phrase and (phrase[-1][:1].isdigit() or phrase[-1].lower() in _ORDINALS)
             if (
                 low in ("at", "for", "with", "in", "from", "on")
                 or w in ",;:!?-"
                 or low in v.BOUNDARY
-                or (low in v.TIME_WORDS and phrase)
+                or (low in v.TIME_WORDS and phrase and not counted)
             ):
                 break
             if low == "of" and not (

@@ -31,7 +31,7 @@ _HABITUAL = re.compile(
     r"month)\b|\bon weekends\b|\b(?:daily|weekly|nightly)\b|\bmost (?:days|mornings|nights)\b",
     re.I,
 )
-_REPORTING = frozenset({"think", "believe", "guess", "suppose", "hear", "say", "reckon"})
+_REPORTING = frozenset({"think", "believe", "guess", "suppose", "hear", "say", "reckon", "know"})
 _NO_MORE = re.compile(r"\b(?:anymore|any more|no longer|these days)\b", re.I)
 
 
@@ -80,7 +80,8 @@ class ClauseFacts(TurnState):
             inner = [w for w in clause.rest if w.lower() != "that"]
             if inner and starts_subject(inner[0], self.people):
                 sub = parse_clause("", inner, self.people, pronoun=self._pronoun_for(clause))
-                self._clause(sub, hedged=hedged or clause.verb != "say", time=time)
+                believed = clause.verb in ("think", "believe", "guess", "suppose", "hear", "reckon")
+                self._clause(sub, hedged=hedged or believed, time=time)
                 return
         uncertain = hedged or clause.hedged
         scratch = type(self).__new__(type(self))  # the same turn, writing elsewhere

@@ -55,7 +55,8 @@ class KeyedRules(TurnState):
                 self.out.attribute(who, "relationship_status", status)
             self._spouse(who, status, rest)
             return False
-        if verb == "date" and np and np[0].casefold() in self.people and not c.past:
+        if verb == "date" and np and np[0][:1].isupper() and not c.past:
+            self._person(np[0])
             self.out.attribute(who, "relationship_status", "dating")
             other = self.out.entity(self.people[np[0].casefold()], "person")
             self.out.relation(who, "partner_of", other)
@@ -116,6 +117,19 @@ class KeyedRules(TurnState):
             if org[0][:1].isupper() and org[-1].lower() not in v.SCHOOL_WORDS:
                 self._employer(who, org)
                 return False
+        project = np if np and np[0][:1].isupper() else prep_of.get("on", [])
+        if (
+            verb in ("build", "develop", "launch", "ship", "design", "work", "take")
+            and project
+            and project[0][:1].isupper()
+            and (verb != "work" or c.particle == "" and "on" in prep_of)
+            and (verb != "take" or c.particle == "over")
+            and " ".join(project).lower() not in gz.ORGANIZATIONS | gz.PLACES
+        ):
+            name = self.out.entity(" ".join(project), "other")
+            self.used.add(name.casefold())
+            self.out.relation(who, "works_on", name)
+            return False
         if verb in ("manage", "lead", "run", "head") and np and np[0][:1].isupper() and not c.past:
             name = " ".join(np)
             team = self.out.entity(
@@ -169,7 +183,10 @@ class KeyedRules(TurnState):
                 return False
         if verb == "join" and np and np[0][:1].isupper():
             name = " ".join(np)
-            if name.lower() in gz.ORGANIZATIONS:
+            hired_as = any(w.lower() == "as" for w in rest) and self._job(
+                who, rest[[w.lower() for w in rest].index("as") + 1 :]
+            )
+            if name.lower() in gz.ORGANIZATIONS or hired_as:
                 self._employer(who, np)
             else:
                 group = self.out.entity(name, "organization")

@@ -36,6 +36,9 @@ _WORK_FOLLOWERS = re.compile(
     r"^\s*(fan|fans|movie|movies|film|films|book|books|series|universe|party|trivia|spots|"
     r"project|theme|world|franchise|show|game|games|novel|novels|merch|store|event|stuff)\b"
 )
+_PARTNER_BEFORE = re.compile(
+    r"\b(dating|date|dated|married to|engaged to|marry|marrying|broke up with|in love with)\s*$"
+)
 _ORG_BEFORE = re.compile(
     r"\b(work(?:s|ed|ing)? (?:at|for)|joined|hired by|employed by|intern(?:ing)? at|job at)\s*$"
 )
@@ -201,7 +204,7 @@ def entity_type(name: str, sentence: str, start: int, end: int, people: set[str]
         return "event"
     if _ANIMAL_BEFORE.search(before):
         return "animal"
-    if _KIN_BEFORE.search(before):
+    if _KIN_BEFORE.search(before) or _PARTNER_BEFORE.search(before):
         return "person"
     if _ORG_BEFORE.search(before):
         return "organization"
@@ -211,8 +214,8 @@ def entity_type(name: str, sentence: str, start: int, end: int, people: set[str]
         return "person"
     if (
         re.match(
-            r"^\s*(said|says|told|texted|called|asked|and i|is my|was my|got|gets|lives|works|"
-            r"moved|thinks|loves|hates|has|had|is|was|just|will|'s)\b",
+            r"^\s*(said|says|told|texted|called|asked|and i|is my|was my|lives|works|moved|"
+            r"thinks|loves|hates|proposed|got|gets|quit|left)\b",
             after,
         )
         and len(words) <= 2

@@ -87,6 +87,11 @@ _PLACE_BORN = re.compile(
     r"(?:^|[,.!] )([A-Z][\w'-]+(?: [A-Z][\w'-]+)?)[- ]born\b"
 )
 _PLACE_BASED = re.compile(r"(?:^|[,.!] )([A-Z][\w'-]+(?: [A-Z][\w'-]+)?)[- ]based\b")
+_GROUP_CALLED = re.compile(
+    r"\b(?:in|on the board of|for|with|of) (?:a|an|the|our|my) (?:local )?(?:band|team|club|choir|"
+    r"charity|group|league|crew|orchestra|society|nonprofit|startup) (?:called|named) "
+    r"([A-Z][\w'&-]*(?: [A-Z][\w'&-]*){0,3})"
+)
 _AS_A_NATIONAL = re.compile(
     r"\bas an? (" + "|".join(sorted(v.NATIONALITIES)) + r") (?:person|woman|man|guy|girl|citizen|"
     r"native|expat)\b",
@@ -132,9 +137,25 @@ class PatternRules(TurnState):
                     self.out.relation(
                         self._speaker(), "from" if key == "hometown" else "lives_in", place
                     )
+        for group in _GROUP_CALLED.finditer(text):
+            member = self._last_named_before(text, group.start())
+            name = self.out.entity(group.group(1), "organization")
+            self.used.add(name.casefold())
+            self.out.relation(member or self._speaker(), "member_of", name)
         m = _AS_A_NATIONAL.search(text)
         if m:
             self.out.attribute(self._speaker(), "nationality", m.group(1).capitalize())
+
+    def _last_named_before(self, text: str, end: int) -> str:
+        """The person named last before ``end`` in this sentence, if any ("my friend Omar
+        plays bass in a band called The Dunes": Omar)."""
+        start = max(text.rfind(".", 0, end), text.rfind("!", 0, end), text.rfind("?", 0, end))
+        for word in reversed(tokenize(text[start + 1 : end])[-12:]):
+            if word.casefold() in self.people and word.casefold() != self.speaker.casefold():
+                return self.people[word.casefold()]
+            if word.lower() in ("i", "we", "me", "my"):
+                return ""
+        return ""
 
     def _patterns(self, sentence: str) -> None:
         low = sentence.lower()
