@@ -122,7 +122,7 @@ class KeyedRules(TurnState):
             verb in ("build", "develop", "launch", "ship", "design", "work", "take")
             and project
             and project[0][:1].isupper()
-            and (verb != "work" or c.particle == "" and "on" in prep_of)
+            and (verb != "work" or (c.particle == "" and "on" in prep_of))
             and (verb != "take" or c.particle == "over")
             and " ".join(project).lower() not in gz.ORGANIZATIONS | gz.PLACES
         ):
