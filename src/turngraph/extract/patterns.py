@@ -92,6 +92,17 @@ _GROUP_CALLED = re.compile(
     r"charity|group|league|crew|orchestra|society|nonprofit|startup) (?:called|named) "
     r"([A-Z][\w'&-]*(?: [A-Z][\w'&-]*){0,3})"
 )
+_IS_MY_FAVORITE = re.compile(
+    r"^(?:\w+,\s*)?([A-Z][\w'-]*(?: [A-Z&][\w'-]*){0,4}) (?:is|are) (?:definitely |probably |still )?"
+    r"my (?:all-time |absolute |new )?favorite (book|movie|film|show|series|band|song|album|"
+    r"game|food|dish|place|city|artist|author|singer|team|sport|snack|drink|color|season)\b"
+)
+# "these figurines I bought yesterday": a thing and what the speaker did with it.
+_THING_I_DID = re.compile(
+    r"\b(?:these|this|the|that|those) ((?:[a-z]+ ){0,2}[a-z]+) I (?:just )?(bought|made|got|painted|"
+    r"found|took|wrote|built|baked|cooked|knitted|picked up|drew|planted|adopted)"
+    r"(?: (yesterday|today|last \w+|this \w+|on \w+))?\b"
+)
 _AS_A_NATIONAL = re.compile(
     r"\bas an? (" + "|".join(sorted(v.NATIONALITIES)) + r") (?:person|woman|man|guy|girl|citizen|"
     r"native|expat)\b",
@@ -272,6 +283,25 @@ class PatternRules(TurnState):
         m = _SPECIES.search(sentence)
         if m:
             self.last_species = m.group(1).lower()
+        m = _IS_MY_FAVORITE.search(sentence)
+        if m and m.group(1).split()[0].lower() not in v.PRONOUN_OBJECTS | v.SUBJECT_PRONOUNS:
+            key = "favorite_" + m.group(2).lower()
+            self.out.attribute(self._speaker(), key, m.group(1))
+        m = _THING_I_DID.search(sentence)
+        if m and self.ctx.role == "user":
+            what = strip_articles(tokenize(m.group(1)))
+            when = resolve_time(m.group(3) or "", self.ctx.observed_at)
+            if what and not names_nothing(what):
+                self.out.actions.append(
+                    RawAction(
+                        self._speaker(),
+                        lemma(m.group(2).lower()),
+                        " ".join(what),
+                        f"{self.speaker}: {m.group(0)}"[:240],
+                        when.when if when else None,
+                        precision=when.precision if when else None,
+                    )
+                )
         m = re.search(r"\b(?:her|his|its|their) names? (?:is|are) ([A-Z][a-z]+)", sentence)
         if m and self.last_species:
             self._pet(self._speaker(), self.last_species, m.group(1))
