@@ -93,14 +93,15 @@ _GROUP_CALLED = re.compile(
     r"([A-Z][\w'&-]*(?: [A-Z][\w'&-]*){0,3})"
 )
 _IS_MY_FAVORITE = re.compile(
-    r"^(?:\w+,\s*)?([A-Z][\w'-]*(?: [A-Z&][\w'-]*){0,4}) (?:is|are) (?:definitely |probably |still )?"
+    r"^(?:\w+,\s*)?([A-Z][\w'-]*(?: [A-Z&][\w'-]*){0,4}) (?:is|are) "
+    r"(?:definitely |probably |still )?"
     r"my (?:all-time |absolute |new )?favorite (book|movie|film|show|series|band|song|album|"
     r"game|food|dish|place|city|artist|author|singer|team|sport|snack|drink|color|season)\b"
 )
 # "these figurines I bought yesterday": a thing and what the speaker did with it.
 _THING_I_DID = re.compile(
-    r"\b(?:these|this|the|that|those) ((?:[a-z]+ ){0,2}[a-z]+) I (?:just )?(bought|made|got|painted|"
-    r"found|took|wrote|built|baked|cooked|knitted|picked up|drew|planted|adopted)"
+    r"\b(?:these|this|the|that|those) ((?:[a-z]+ ){0,2}[a-z]+) I (?:just )?(bought|made|got|"
+    r"painted|found|took|wrote|built|baked|cooked|knitted|picked up|drew|planted|adopted)"
     r"(?: (yesterday|today|last \w+|this \w+|on \w+))?\b"
 )
 _AS_A_NATIONAL = re.compile(
