@@ -61,10 +61,11 @@ def test_moving_gives_a_location_a_correction_and_a_dated_action(mem: turngraph.
     assert [(c.old_value, c.new_value) for c in r.extraction.corrections] == [("Lisbon", "Berlin")]
     (action,) = r.extraction.actions
     assert action.actor == "Alice"
-    assert action.verb == "moved"
-    assert action.object == "Berlin"
+    assert action.verb == "move"
+    assert action.place == "Berlin"
     assert action.occurred_at is not None
     assert (action.occurred_at.year, action.occurred_at.month) == (2024, 4)
+    assert action.time_precision == "month"
     # The ended relation is kept, marked with when it ended.
     relations = {
         (r.object, r.valid_until is None)

@@ -81,6 +81,7 @@ _TIME_NOUNS = frozenset(
         "saturday sunday summer winter spring fall"
     ).split()
 )
+_GLUE = re.compile(r" ('(?:m|re|ve|ll|d|s)\b|n't\b|[,;:!?])")
 _CUTS = frozenset(',;:()"-')
 # Words that open a verbless description of someone: "single again", "brazilian living in
 # lisbon", "allergic to peanuts", "from Lviv".
@@ -172,7 +173,7 @@ class Clause:
 
     @property
     def text(self) -> str:
-        return " ".join(self.words)
+        return _GLUE.sub(r"\1", " ".join(self.words))
 
 
 def split_clauses(words: list[str]) -> list[tuple[str, list[str]]]:

@@ -93,12 +93,17 @@ class ClauseFacts(TurnState):
         scratch._facts(clause, who, time)
         self.used |= scratch.used
         if uncertain:
-            claims = [f"{a.key.replace('_', ' ')} {a.value}" for a in scratch.out.attributes]
+            claims = [
+                f"{'no longer ' if a.negated else ''}{a.key.replace('_', ' ')} {a.value}"
+                for a in scratch.out.attributes
+            ]
             claims += [f"{r.label.replace('_', ' ')} {r.object}" for r in scratch.out.relations]
             claims += [f"{a.verb} {a.object or a.place or ''}".strip() for a in scratch.out.actions]
             if claims:
                 self.out.uncertainties.append(
-                    RawUncertainty(who, f"not certain: {claims[0]} ({clause.text[:160]})")
+                    RawUncertainty(
+                        who, f"{self._hedge_of(clause)}: {claims[0]} ({clause.text[:160]})"
+                    )
                 )
             return
         ended = clause.negated or clause.modal == "used_to" or clause.aspect in ("stop", "quit")
@@ -119,6 +124,17 @@ class ClauseFacts(TurnState):
         self.out.attributes += [a for a in scratch.out.attributes if a not in self.out.attributes]
         self.out.relations += [r for r in scratch.out.relations if r not in self.out.relations]
         self.out.actions += scratch.out.actions
+
+    def _hedge_of(self, clause: Clause) -> str:
+        """Why a claim is uncertain, in the speaker's words where they gave them."""
+        if self.hedge == "asked":
+            return "asked, not stated"
+        if self.hedge:
+            return f"hedged ({self.hedge!r})"
+        if clause.hedged:
+            marker = next((w for w in clause.words if w.lower() in v.HEDGES), "")
+            return f"hedged ({marker!r})" if marker else "hedged"
+        return "conditional or reported"
 
     def _pronoun_for(self, clause: Clause) -> str:
         return clause.name if clause.subject == "person" else self.pronoun

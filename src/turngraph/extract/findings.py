@@ -120,6 +120,7 @@ class TurnState:
     lowercase: bool  # the turn is written without capitals
     restating: bool  # an earlier sentence is being said again: no corrections
     last_species: str  # the kind of pet last mentioned, for "her name is Luna"
+    hedge: str  # what made the sentence being read uncertain, if anything
 
     if TYPE_CHECKING:
 

@@ -131,7 +131,8 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
         self.pronoun = ""  # whom "he" / "she" points to
         self.used: set[str] = set()
         self.lowercase = False
-        self.restating = False  # an earlier sentence is being said again: no corrections
+        self.restating = False
+        self.hedge = ""  # what made the sentence uncertain ("I think", "maybe", "asked")  # an earlier sentence is being said again: no corrections
         self.last_species = ""  # the kind of pet last mentioned, for "her name is Luna"
         for name in (ctx.speaker, self.addressee):
             if name and name not in ("user", "assistant"):
@@ -205,9 +206,11 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
         self._pet_names(sentence)
         self._answer(sentence, first=first)
         hedged = asked
+        self.hedge = "asked" if asked else ""
         m = _HEDGE_LEAD.match(sentence)
         if m and len(sentence) > m.end():
             hedged, sentence = True, sentence[m.end() :]
+            self.hedge = m.group(0).strip(" ,")
         conditional = bool(re.match(r"^(?:if|unless|in case)\b", sentence, re.I))
         carried: Clause | None = None
         pending_time: TimeRef | None = None
