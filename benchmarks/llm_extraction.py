@@ -312,7 +312,7 @@ class TurnOutcome:
 def _short_error(message: str) -> str:
     """An ExtractionError message without the turn id and the variable parts."""
     text = message.split("; the turn was stored", 1)[0]
-    text = re.sub(r"\b\d+\b", "N", text)
+    text = re.sub(r"line \d+ column \d+", "line N column N", text)
     return text[:160]
 
 

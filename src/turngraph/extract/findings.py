@@ -61,7 +61,7 @@ class Findings:
             self.relations.append(rel)
 
     def result(self, used: set[str]) -> RawExtraction:
-        self.actions = [a for a in self.actions if a.verb not in _SMALL_TALK]
+        self.actions = [a for a in self.actions if not _small_talk(a)]
         # An untyped name that no fact uses is a capitalized word, not knowledge; the speaker
         # is an entity of this turn only when something is said about them.
         named = {a.entity.casefold() for a in self.attributes}
@@ -86,7 +86,22 @@ class Findings:
         )
 
 
-# Actions that chat is full of and memory is better without: thanks, advice, resolve.
+def _small_talk(action: RawAction) -> bool:
+    """Thanks for support, advice to keep going, resolve: true, and not worth remembering.
+    Thanks for something particular ("our friendship", "the small things") is kept."""
+    if action.verb in _THANKS:
+        words = set((action.object or "").lower().split())
+        return not words or words <= _THANKED_FOR
+    return action.verb in _SMALL_TALK
+
+
+_THANKS = frozenset({"appreciate", "be thankful for", "be grateful for"})
+_THANKED_FOR = frozenset(
+    "support help words kind encouragement advice it that this everything all you your the "
+    "offer effort thoughts tips suggestion suggestions kindness backing care concern input "
+    "and so much".split()
+)
+# Actions that chat is full of and memory is better without: advice, resolve, filler.
 _SMALL_TALK = frozenset(
     {
         "appreciate",
