@@ -242,6 +242,8 @@ class KeyedRules(TurnState):
                 return False
             if verb == "stand":
                 c.negated = False
+            if c.elided and rest and rest[0].lower() in ("the", "your", "that", "this", "those"):
+                return True  # "Love the necklace!": a compliment on someone else's thing
             items = rest
             if rest and rest[0].lower() == "to" and len(rest) > 1:
                 items = [gerund(lemma(rest[1].lower())), *rest[2:]]

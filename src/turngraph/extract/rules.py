@@ -76,6 +76,11 @@ _CORRECTION_LEAD = re.compile(
 )
 _DOUBLED = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.I)
 _PARTS = re.compile(r"\s*(?:[,;:]|\s-\s|\bbut\b)\s*", re.I)
+_TRAILING_QUESTION = re.compile(
+    r",\s*(?:any|anything|what|how|did|do|does|is|are|was|were|have|has|can|could|would|will|"
+    r"where|when|why|who)\b[^,]*\?$",
+    re.I,
+)
 _SARCASM = re.compile(r"^(?:oh\s+)?(?:sure|yeah right|riiight)\b\W", re.I)
 _LEAD_IN = re.compile(
     r"^(?:remember|fyi|just so you know|note that|for the record|for context|quick update)"
@@ -189,6 +194,10 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
                 return
         if _SARCASM.match(sentence):
             return  # "oh sure, ..." says the opposite of what it says
+        tail = _TRAILING_QUESTION.search(sentence)
+        if tail and 3 < tail.start() and len(sentence) < 1000:
+            # "Love the necklace, any special meaning to it?": a statement, then a question.
+            sentence = sentence[: tail.start()].rstrip(" ,") + "."
         asked = sentence.rstrip().endswith("?") or bool(_SELF_QUESTION.match(sentence))
         if asked:
             # A real question asserts nothing; a statement with a question mark ("i think
