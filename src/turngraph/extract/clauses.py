@@ -62,6 +62,18 @@ _PARTICIPLES = frozenset(
         "dumped",
     ]
 )
+# Verbs whose past is their base form: with a past time they state, not ask ("quit the bank
+# in december").
+_SAME_IN_PAST = frozenset("quit put cut hit let set read hurt cost shut bet spread split".split())
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december".split()
+)
+
+
+def _month_after(words: list[str], i: int) -> bool:
+    return any(w.lower() in _MONTHS for w in words[i + 1 : i + 10])
+
+
 # Bare verbs that open a statement about oneself rather than an imperative: "love it!",
 # "miss you", "hope you're well".
 _SAID_OF_ONESELF = frozenset(
@@ -74,7 +86,10 @@ _EVERY = frozenset(
     "day morning night evening week weekend month year sunday monday tuesday wednesday "
     "thursday friday saturday summer winter time".split()
 )
-_TIME_LEADS = frozenset(["yesterday", "today", "tonight", "tomorrow", "recently", "lately"])
+_TIME_LEADS = frozenset(
+    "yesterday today tonight tomorrow recently lately monday tuesday wednesday thursday friday "
+    "saturday sunday".split()
+)
 _TIME_NOUNS = frozenset(
     (
         "week weekend month year night morning monday tuesday wednesday thursday friday "
@@ -227,7 +242,7 @@ def split_clauses(words: list[str]) -> list[tuple[str, list[str]]]:
 def _is_list_item(part: list[str]) -> bool:
     first = part[0].lower()
     if first in ("or", "and"):
-        return True
+        return not _opens_clause(part[1:], first)
     if first in v.BOUNDARY or first in v.SUBJECT_PRONOUNS or first in v.DISCOURSE:
         return False
     if first in v.ADVERBS or first in v.PREPOSITIONS or first in FRAGMENT_STARTS:
@@ -284,6 +299,12 @@ def parse_clause(
             and (words[i + 1].lower() in _TIME_NOUNS)
         ):
             i += 2  # "next Tuesday I'm meeting Jake": the time, then the clause
+        elif (
+            i + 2 < n
+            and words[i + 2].lower() == "ago"
+            and words[i + 1].lower().rstrip("s") in ("day", "week", "month", "year")
+        ):
+            i += 3  # "two days ago I finally called my landlord"
         else:
             break
     if 0 < i < n and words[i].lower() in ("was", "is", "'s", "has", "had", "been"):
@@ -307,8 +328,8 @@ def _subject(c: Clause, words: list[str], i: int, people: dict[str, str], pronou
         c.subject = "self"
         return i + 1
     if low == "me" and i + 2 < n and words[i + 1].lower() == "and":
-        c.subject = "self"
-        return i + 3
+        c.subject = "self"  # "me and my twin sister Yasmin are opening a bakery"
+        return _skip_noun_phrase(words, i + 2)
     if low in ("he", "she"):
         c.subject, c.name = ("person", pronoun) if pronoun else ("other", "")
         return i + 1
@@ -367,7 +388,14 @@ def _subject(c: Clause, words: list[str], i: int, people: dict[str, str], pronou
             if not about_me and not (low == "being" and nxt_low in ("a", "an")):
                 c.subject = "other"
                 return _skip_noun_phrase(words, i)
-        if c.lead == "" and lemma(low) == low and low not in _SAID_OF_ONESELF and low not in v.BE:
+        past_said = any(x.lower() in ("ago", "yesterday", "last") for x in words[i + 1 : i + 12])
+        if (
+            c.lead == ""
+            and lemma(low) == low
+            and low not in _SAID_OF_ONESELF
+            and low not in v.BE
+            and not (low in _SAME_IN_PAST and (past_said or _month_after(words, i)))
+        ):
             c.subject = "imperative"  # "check out my new bike": asks, states nothing
             return i
         c.subject, c.elided = "", True

@@ -31,6 +31,16 @@ _HABITUAL = re.compile(
     r"month)\b|\bon weekends\b|\b(?:daily|weekly|nightly)\b|\bmost (?:days|mornings|nights)\b",
     re.I,
 )
+# Verbs whose present tense with a time speaks of a plan ("starts school in September").
+_SCHEDULED = frozenset(
+    "start begin open leave arrive fly land return move graduate finish end launch turn "
+    "close visit come go".split()
+)
+# Events that need no object: with a time they are worth an action ("Takeshi proposed").
+_INTRANSITIVE_EVENTS = frozenset(
+    "propose graduate retire resign marry divorce move relocate arrive return quit win lose "
+    "travel emigrate".split()
+)
 _REPORTING = frozenset({"think", "believe", "guess", "suppose", "hear", "say", "reckon", "know"})
 _NO_MORE = re.compile(r"\b(?:anymore|any more|no longer|these days)\b", re.I)
 
@@ -148,6 +158,15 @@ class ClauseFacts(TurnState):
         if c.passive:
             self._passive(c, who, rest)
             return
+        if (
+            verb == "get"
+            and rest
+            and rest[0].lower() in ("married", "engaged", "divorced", "promoted", "hired", "fired")
+        ):
+            # "is getting married next month": the event, passive in form
+            c.verb, c.verb_word, c.rest, c.passive = lemma(rest[0].lower()), rest[0], rest[1:], True
+            self._passive(c, who, c.rest)
+            return
         np = noun_phrase(rest)
         if verb in ("get", "have", "take") and [w.lower() for w in np[-1:]] in (
             ["chance"],
@@ -195,7 +214,15 @@ class ClauseFacts(TurnState):
         self._action(c, who, np, pps, time)
 
     def _time(self, c: Clause, time: TimeRef | None, *, future: bool = False) -> TimeRef | None:
-        ahead = future or c.modal in ("future", "intent") or (c.progressive and not c.past)
+        scheduled = (
+            not c.past
+            and not c.perfect
+            and c.verb_word.lower().endswith("s")
+            and c.verb in _SCHEDULED
+        )
+        ahead = (
+            future or scheduled or c.modal in ("future", "intent") or (c.progressive and not c.past)
+        )
         return resolve_time(c.text, self.ctx.observed_at, future=ahead) or time
 
     def _action(
@@ -269,9 +296,13 @@ class ClauseFacts(TurnState):
                 obj = phrase
             elif obj and len(obj) + len(phrase) + 1 <= 8 and prep in ("with", "for", "from"):
                 obj = [*obj, prep, *phrase]
-        if not obj and not place:
-            return
         if obj and names_nothing(obj):
+            return
+        if (
+            not obj
+            and not place
+            and not (c.verb in _INTRANSITIVE_EVENTS and self._time(c, time) is not None)
+        ):
             return
         habitual = c.frequency or bool(_HABITUAL.search(c.text))
         if habitual and not c.past and c.modal in ("", "used_to"):
@@ -332,7 +363,20 @@ class ClauseFacts(TurnState):
             rest = c.words[idx + 1 :] if idx >= 0 else rest
         pps = prep_phrases(rest)
         if verb in ("promote", "make", "name", "appoint") and any(w.lower() == "to" for w in rest):
-            self._job(who, rest[[w.lower() for w in rest].index("to") + 1 :])
+            title = rest[[w.lower() for w in rest].index("to") + 1 :]
+            if self._job(who, title):
+                when = self._time(c, None)
+                if when is not None:  # a promotion with a date is an event too
+                    self.out.actions.append(
+                        RawAction(
+                            who,
+                            "promote",
+                            " ".join(noun_phrase(title, 5)),
+                            f"{who} {c.text}"[:240],
+                            when.when,
+                            precision=when.precision,
+                        )
+                    )
             return
         if (
             verb in ("make", "name", "appoint", "hire")
@@ -343,6 +387,20 @@ class ClauseFacts(TurnState):
             return
         if verb in ("marry", "engage", "divorce"):
             status = {"marry": "married", "engage": "engaged", "divorce": "divorced"}[verb]
+            when = self._time(c, None)
+            if when is not None:
+                self.out.actions.append(
+                    RawAction(
+                        who,
+                        verb,
+                        None,
+                        f"{who} {c.text}"[:240],
+                        when.when,
+                        precision=when.precision,
+                    )
+                )
+            if when is not None and when.when > self.ctx.observed_at:
+                return  # "getting married next month": a plan, not yet a status
             self.out.attribute(who, "relationship_status", status)
             for prep, phrase in pps:
                 if prep == "to" and phrase[0].casefold() in self.people:

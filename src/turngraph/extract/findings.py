@@ -92,9 +92,12 @@ def _small_talk(action: RawAction) -> bool:
     if action.verb in _THANKS:
         words = set((action.object or "").lower().split())
         return not words or words <= _THANKED_FOR
+    if action.verb in _SMALL_TALK_UNLESS_DATED:
+        return action.occurred_at is None  # "see the dentist next Tuesday" is a plan
     return action.verb in _SMALL_TALK
 
 
+_SMALL_TALK_UNLESS_DATED = frozenset({"see", "do", "try"})
 _THANKS = frozenset({"appreciate", "be thankful for", "be grateful for"})
 _THANKED_FOR = frozenset(
     "support help words kind encouragement advice it that this everything all you your the "
