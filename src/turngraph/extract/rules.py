@@ -196,7 +196,7 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
         if _SARCASM.match(sentence):
             return  # "oh sure, ..." says the opposite of what it says
         tail = _TRAILING_QUESTION.search(sentence)
-        if tail and 3 < tail.start() and len(sentence) < 1000:
+        if tail and tail.start() > 3 and len(sentence) < 1000:
             # "Love the necklace, any special meaning to it?": a statement, then a question.
             sentence = sentence[: tail.start()].rstrip(" ,") + "."
         asked = sentence.rstrip().endswith("?") or bool(_SELF_QUESTION.match(sentence))
