@@ -137,8 +137,8 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
         self.pronoun = ""  # whom "he" / "she" points to
         self.used: set[str] = set()
         self.lowercase = False
-        self.restating = False
-        self.hedge = ""  # what made the sentence uncertain ("I think", "maybe", "asked")  # an earlier sentence is being said again: no corrections
+        self.restating = False  # an earlier sentence is being said again: no corrections
+        self.hedge = ""  # what made the sentence uncertain ("I think", "maybe", "asked")
         self.last_species = ""  # the kind of pet last mentioned, for "her name is Luna"
         for name in (ctx.speaker, self.addressee):
             if name and name not in ("user", "assistant"):
