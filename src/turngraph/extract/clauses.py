@@ -70,6 +70,10 @@ _MONTHS = frozenset(
 )
 
 
+def capitalize_day(word: str) -> str:
+    return word.capitalize() if word.lower() in _TIME_LEADS - {"today", "tonight"} else word
+
+
 def _month_after(words: list[str], i: int) -> bool:
     return any(w.lower() in _MONTHS for w in words[i + 1 : i + 10])
 
@@ -184,6 +188,7 @@ class Clause:
     passive: bool = False
     past: bool = False
     frequency: bool = False
+    often: str = ""  # a frequency said before the subject ("every friday I call grandma")
     lead: str = ""  # the conjunction that opened it (because, if, which, ...)
 
     @property
@@ -291,7 +296,10 @@ def parse_clause(
     i, n = 0, len(words)
     while i < n:
         low = words[i].lower()
-        if low in v.DISCOURSE or low in v.ADVERBS or low in _TIME_LEADS:
+        if low in ("every", "each") and i + 1 < n and words[i + 1].lower() in _EVERY:
+            c.frequency, c.often = True, f"every {capitalize_day(words[i + 1])}"
+            i += 2
+        elif low in v.DISCOURSE or low in v.ADVERBS or low in _TIME_LEADS:
             i += 1
         elif (
             low in ("next", "last", "this", "on")

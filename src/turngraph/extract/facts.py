@@ -51,7 +51,8 @@ def _habit(c: Clause) -> str:
     out = [c.verb + (f" {c.particle}" if c.particle else "")]
     for w in c.rest:
         low = w.lower()
-        if w in ",;:!?()-" or low in v.BOUNDARY or low in ("honestly", "lol", "though"):
+        stop = low in v.BOUNDARY and low not in ("after", "before")
+        if w in ",;:!?()-" or stop or low in ("honestly", "lol", "though"):
             break
         if low in v.FREQUENCY or low in ("usually", "always"):
             continue
@@ -60,6 +61,8 @@ def _habit(c: Clause) -> str:
             break
     while len(out) > 1 and out[-1].lower() in ("rain", "or", "shine", "and"):
         out.pop()
+    if c.often and c.often.lower() not in " ".join(out).lower():
+        out.append(c.often)
     return " ".join(out)
 
 
@@ -234,6 +237,13 @@ class ClauseFacts(TurnState):
         time: TimeRef | None,
     ) -> None:
         verb = c.verb + (f" {c.particle}" if c.particle else "")
+        habitual = c.frequency or bool(_HABITUAL.search(c.text))
+        if habitual and not c.past and c.modal in ("", "used_to"):
+            # "I run every morning": a habit, not an event.
+            habit = _habit(c)
+            if len(habit.split()) >= 2:
+                self.out.attribute(who, "habits", habit)
+            return
         if c.verb in v.LIGHT_VERBS and (c.verb not in v.OBJECT_VERBS or names_nothing(np)):
             searching = c.verb == "look" and pps and pps[0][0] in ("into", "for")
             if not ((c.verb in ("go", "come") and pps) or searching):
@@ -303,14 +313,6 @@ class ClauseFacts(TurnState):
             and not place
             and not (c.verb in _INTRANSITIVE_EVENTS and self._time(c, time) is not None)
         ):
-            return
-        habitual = c.frequency or bool(_HABITUAL.search(c.text))
-        if habitual and not c.past and c.modal in ("", "used_to"):
-            # "I run every morning": a habit, not an event.
-            if who.casefold() == self.speaker.casefold():
-                habit = _habit(c)
-                if len(habit.split()) >= 2:
-                    self.out.attribute(who, "habits", habit)
             return
         when = self._time(c, time)
         occurred, precision = (when.when, when.precision) if when else (None, None)

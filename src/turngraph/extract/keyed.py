@@ -18,6 +18,7 @@ from turngraph.extract.phrases import (
     is_condition,
     list_items,
     names_nothing,
+    noun_phrase,
     strip_articles,
 )
 
@@ -273,7 +274,7 @@ class KeyedRules(TurnState):
         ):
             said = False
             for item in list_items(rest):
-                words = item.split()
+                words = noun_phrase(item.split()) or item.split()
                 sub = clause_about(c, words)
                 said = self._keyed(sub, who, verb, words, words, []) or said
             return said

@@ -36,6 +36,11 @@ _WORK_FOLLOWERS = re.compile(
     r"^\s*(fan|fans|movie|movies|film|films|book|books|series|universe|party|trivia|spots|"
     r"project|theme|world|franchise|show|game|games|novel|novels|merch|store|event|stuff)\b"
 )
+# A sentence that opens with a name and one of these is about a person ("Takeshi proposed").
+_DONE_BY_PERSON = re.compile(
+    r"^\s*(said|says|told|texted|called|asked|proposed|thinks|lives|works|moved|got|gets|quit|"
+    r"left|loves|hates)\b"
+)
 _PARTNER_BEFORE = re.compile(
     r"\b(dating|date|dated|married to|engaged to|marry|marrying|broke up with|in love with)\s*$"
 )
@@ -256,9 +261,10 @@ def find_names(sentence: str, known: set[str], people: set[str]) -> list[tuple[s
         if not name or _vocative(sentence, start, end):
             continue
         first_word = start <= opening
-        if first_word and " " not in name and not known_name(name, known):
-            continue  # a capital that only starts the sentence says nothing
         etype = entity_type(name, sentence, start, end, people)
+        said_of_someone = _DONE_BY_PERSON.match(sentence[end : end + _WINDOW].lower())
+        if first_word and " " not in name and not known_name(name, known) and not said_of_someone:
+            continue  # a capital that only starts the sentence says nothing
         if etype is not None:
             out.append((name, etype))
     return out

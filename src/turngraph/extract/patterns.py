@@ -104,6 +104,7 @@ _THING_I_DID = re.compile(
     r"painted|found|took|wrote|built|baked|cooked|knitted|picked up|drew|planted|adopted)"
     r"(?: (yesterday|today|last \w+|this \w+|on \w+))?\b"
 )
+_FIRST_DAY = re.compile(r"\bfirst (?:day|week) (?:at|with) ([A-Z][\w&'-]*(?: [A-Z][\w&'-]*){0,2})")
 _AS_A_NATIONAL = re.compile(
     r"\bas an? (" + "|".join(sorted(v.NATIONALITIES)) + r") (?:person|woman|man|guy|girl|citizen|"
     r"native|expat)\b",
@@ -154,6 +155,8 @@ class PatternRules(TurnState):
             name = self.out.entity(group.group(1), "organization")
             self.used.add(name.casefold())
             self.out.relation(member or self._speaker(), "member_of", name)
+        for first in _FIRST_DAY.finditer(text):
+            self._employer(self._speaker(), tokenize(first.group(1)))
         m = _AS_A_NATIONAL.search(text)
         if m:
             self.out.attribute(self._speaker(), "nationality", m.group(1).capitalize())

@@ -46,7 +46,8 @@ ADVERBS = _set(
     "happily sadly luckily unfortunately fortunately apparently supposedly secretly "
     "constantly regularly occasionally frequently rarely hardly barely almost nearly "
     "quickly slowly suddenly immediately gradually originally previously formerly "
-    "officially proudly all both someday eventually definitely technically"
+    "officially proudly all both someday eventually definitely technically especially "
+    "mostly particularly"
 )
 FREQUENCY = _set("always usually often sometimes normally generally typically regularly everyday")
 HEDGES = _set("maybe perhaps probably possibly might may apparently supposedly hopefully")
