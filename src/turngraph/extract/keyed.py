@@ -261,6 +261,13 @@ class KeyedRules(TurnState):
                     self.out.attribute(who, key, item)
                     said = True
             return said
+        if (
+            verb == "have"
+            and low_np[-1:] in (["love"], ["passion"], ["soft spot"])
+            and ("for" in prep_of)
+        ):
+            self.out.attribute(who, "likes", " ".join(prep_of["for"]))  # "a love for horses"
+            return True
         named_pet = _NAMED_PET.search(" ".join(rest)) if low_np else None
         if verb in ("have", "get", "adopt", "own", "rescue") and named_pet:
             for name in (named_pet.group(2), named_pet.group(3)):

@@ -53,7 +53,8 @@ _GERUND_PRAISE = re.compile(
 _THING_PRAISE = re.compile(
     r"^(?:\w+,\s*)?((?:my )?[A-Za-z]+(?: [a-z]+)?)(?: '?s| is| are| has always been|'s always "
     r"been) (?:always |just |really |truly )?(?:a (?:huge|big) part of my life|(?:my|our) "
-    r"(?:\w+ )?(?:haven|passion|therapy|escape|happy place|stress fix|thing|jam|muse|outlet|"
+    r"(?:\w+ )?(?:haven|passion|therapy|escape|happy place|stress fix|stress relief|thing|jam|"
+    r"muse|outlet|comfort|release|"
     r"chill time|safe place|sanctuary)|therapy for me)\b",
     re.I,
 )
