@@ -316,7 +316,8 @@ class ClauseFacts(TurnState):
             return
         when = self._time(c, time)
         occurred, precision = (when.when, when.precision) if when else (None, None)
-        if occurred is None and c.past and re.search(r"\bjust\b", c.text, re.I):
+        just = re.search(rf"\b(?:I|we) just {re.escape(c.verb_word)}\b", c.text, re.I)
+        if occurred is None and c.past and just:
             occurred, precision = self.ctx.observed_at, "day"
         if c.aspect:
             verb = f"{c.aspect} {verb}"

@@ -107,6 +107,7 @@ _ILL = re.compile(
     r"probably|just|never|always|definitely|def|text|bring|ask|tell|look|keep|stop|move)\b)",
     re.I,
 )
+_CAUSE = re.compile(r"(?<![\w'])'(?:cause|cuz|cos)\b", re.I)
 # Laughter and similar tags end what was said before them.
 _LAUGH = re.compile(r"\s+\b(?:lol|lmao|lmfao|rofl|haha+|hehe+|jk|xd)\b", re.I)
 
@@ -133,6 +134,7 @@ def normalize(text: str) -> str:
             ". " if _is_emoji(ch) else ("" if ch in "\ufe0f\u200d" else ch) for ch in text
         )
     text = _REPEATS.sub(r"\1", text)
+    text = _CAUSE.sub("because", text)
 
     def fix(m: re.Match[str]) -> str:
         word = m.group(0)

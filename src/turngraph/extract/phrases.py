@@ -43,7 +43,7 @@ _VAGUE_OBJECTS = frozenset(
         "well great fine badly ok okay smoothly good bad better worse awesome amazing "
         "wild crazy home lot lots bit time fun blast birthday day night chance "
         "opportunity longer more less again around everywhere anywhere somewhere there "
-        "here all tight"
+        "here all tight hard"
     ).split()
 )
 
@@ -86,7 +86,11 @@ def noun_phrase(words: list[str], limit: int = MAX_OBJECT_WORDS) -> list[str]:
             continue
         if low in v.NEGATIONS or low in ("anymore", "too", "either", "again", "though"):
             break
-        if out and (low in v.BE or low in v.MODALS or low in ("originally", "now", "btw")):
+        if out and (
+            low in v.BE
+            or low in v.MODALS
+            or low in ("originally", "now", "btw", "i", "we", "you", "he", "she", "they")
+        ):
             break
         if (
             out
