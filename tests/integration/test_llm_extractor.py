@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -74,6 +76,7 @@ def test_a_valid_completion_becomes_the_turns_extraction(
     assert body["response_format"]["type"] == "json_schema"
     assert body["response_format"]["json_schema"]["strict"] is True
     assert body["response_format"]["json_schema"]["schema"] == OUTPUT_SCHEMA
+    assert body["max_tokens"] == 1024  # a looping model is cut by the server, not by us
     assert '"speaker": "Alice"' in body["messages"][1]["content"]
     assert fake.headers[0]["Authorization"] == "Bearer sk-test"
 
@@ -93,6 +96,21 @@ def test_a_valid_completion_becomes_the_turns_extraction(
         ),
         (Reply(status=500, raw='{"error": "boom"}'), "answered 500"),
         (Reply(raw='{"choices": []}'), "no chat completion"),
+        (
+            Reply(
+                raw=json.dumps(
+                    {
+                        "choices": [
+                            {
+                                "finish_reason": "length",
+                                "message": {"role": "assistant", "content": '{"entities": ['},
+                            }
+                        ]
+                    }
+                )
+            ),
+            "cut at max_tokens",
+        ),
     ],
 )
 def test_a_failed_or_malformed_completion_stores_the_turn_unextracted(
@@ -112,6 +130,22 @@ def test_a_failed_or_malformed_completion_stores_the_turn_unextracted(
     assert turn.extracted == "failed"
     assert turn.id == err.value.turn_id
     assert mem.list_entities() == []
+
+
+def test_a_slow_endpoint_times_out_with_a_message_that_says_so(
+    fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    def slow(path: str, body: dict[str, Any]) -> dict[str, Any]:
+        time.sleep(1.5)
+        return {"choices": []}
+
+    fake.handler = slow
+    extractor = LLMExtractor(base_url=fake.base_url, model="m", timeout=0.5)
+    with turngraph.open(tmp_path / "slow.db", extractor=extractor) as db:
+        mem = db.create_memory("m")
+        with pytest.raises(turngraph.ExtractionError, match=r"timed out after 0.5s"):
+            mem.remember("hello there")
+        assert mem.info().observations == 1
 
 
 def test_an_unreachable_endpoint_is_an_extraction_error(tmp_path: Path) -> None:

@@ -134,10 +134,14 @@ class LLMExtractor:
         model: str,
         api_key: str | None = None,
         timeout: float = 30.0,
+        max_tokens: int = 1024,
         client: httpx.Client | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
+        # A reply longer than this is cut by the server; it is refused as cut, not parsed.
+        self.max_tokens = max_tokens
+        self.timeout = timeout
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = client or httpx.Client(timeout=timeout)
 
@@ -148,6 +152,7 @@ class LLMExtractor:
         payload = {
             "model": self.model,
             "temperature": 0,
+            "max_tokens": self.max_tokens,
             "messages": [
                 {"role": "system", "content": SYSTEM_PROMPT.format(types=", ".join(ENTITY_TYPES))},
                 {
@@ -171,6 +176,10 @@ class LLMExtractor:
             response = self._client.post(
                 f"{self.base_url}/chat/completions", json=payload, headers=self._headers
             )
+        except httpx.TimeoutException as exc:
+            raise ExtractionError(
+                f"extraction endpoint timed out after {self.timeout:g}s", extractor=self.name
+            ) from exc
         except httpx.HTTPError as exc:
             raise ExtractionError(
                 f"extraction endpoint unreachable: {exc}", extractor=self.name
@@ -185,11 +194,17 @@ class LLMExtractor:
 
     def _parse(self, response: httpx.Response) -> RawExtraction:
         try:
-            message = response.json()["choices"][0]["message"]
+            choice = response.json()["choices"][0]
+            message = choice["message"]
         except (ValueError, KeyError, IndexError, TypeError):
             raise ExtractionError(
                 "extraction endpoint returned no chat completion", extractor=self.name
             ) from None
+        if isinstance(choice, dict) and choice.get("finish_reason") == "length":
+            raise ExtractionError(
+                f"the model's reply was cut at max_tokens ({self.max_tokens}) before it ended",
+                extractor=self.name,
+            )
         if message.get("refusal"):
             raise ExtractionError(f"the model refused: {message['refusal']}", extractor=self.name)
         content = message.get("content")
