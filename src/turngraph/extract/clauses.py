@@ -21,6 +21,8 @@ _TOKEN = re.compile(
     r"n't|'(?:m|re|ve|ll|d|s)\b|[A-Za-z\u00c0-\u024f0-9]+(?:[.&/-][A-Za-z\u00c0-\u024f0-9]+)*"
     r"(?:'(?!(?:m|re|ve|ll|d|s)\b)[A-Za-z]+)?|[$%]?\d+(?:[.,:]\d+)*|[,;:()\"!?-]"
 )
+_NT = re.compile(r"(?<=[A-Za-z])n't\b")
+_CLITIC = re.compile(r"(?<=[A-Za-z])'(m|re|ve|ll|d|s)\b")
 _CONTRACTION = re.compile(r"\b(ca|wo|ai|sha)n't\b", re.I)
 _FULL = {"ca": "can", "wo": "will", "ai": "is", "sha": "shall"}
 MAX_CLAUSE_TOKENS = 60
@@ -125,8 +127,8 @@ def sentences(text: str) -> list[str]:
 def tokens(sentence: str) -> list[str]:
     """Word tokens with contractions split ("I'm" -> "I", "'m"; "can't" -> "can", "n't")."""
     text = _CONTRACTION.sub(lambda m: _FULL[m.group(1).lower()] + " n't", sentence)
-    text = re.sub(r"(?<=[A-Za-z])n't\b", " n't", text)
-    text = re.sub(r"(?<=[A-Za-z])'(m|re|ve|ll|d|s)\b", r" '\1", text)
+    text = _NT.sub(" n't", text)
+    text = _CLITIC.sub(r" '\1", text)
     return _TOKEN.findall(text)
 
 

@@ -28,6 +28,12 @@ _PREFIX = re.compile(
     r"please\s+|pls\s+|plz\s+)?)",
     re.I,
 )
+_CUES = re.compile(
+    r"\b(?:please|pls|plz|always|never|don'?t|do not|stop|avoid|no|call|keep|make|prefer|want|"
+    r"need|like|remember|bear|whenever|every|each|when|if|from now|going forward|future|can|"
+    r"could|would|will|you|" + "|".join(sorted(v.INSTRUCTION_VERBS)) + r")\b",
+    re.I,
+)
 _CALL_ME = re.compile(r"^(?:just\s+)?call me\s+([A-Za-z][\w'-]{0,30})\b", re.I)
 _NEGATIVE = re.compile(r"^(always|never|don't|do not|do n't|stop|avoid|no more|no)\s+(\w+)", re.I)
 _ONE_OFF = re.compile(r"^\w+\s+(?:this|that|these|the following)\b|\"", re.I)
@@ -47,6 +53,8 @@ _KEEP_SHORT = re.compile(
 
 def find_instruction(sentence: str) -> tuple[str, str, str | None] | None:
     """(label, description, name for "call me X") if ``sentence`` instructs the assistant."""
+    if not _CUES.search(sentence):
+        return None  # every instruction below has one of these words
     text = " ".join(sentence.strip().split())
     body = text.rstrip(".!? ")
     m = _PREFIX.match(body)

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from turngraph.extract import gazetteers as gz
 
 _TOKEN = re.compile(r"[A-Za-z\u00c0-\u024f0-9][\w'&.-]*")
+_CONTRACTED = re.compile(r"'(t|ve|re|ll|d|m)$", re.I)
 _CONNECTORS = {"of", "de", "la", "le", "da", "van", "von", "der", "del", "&"}
 _GREETING = re.compile(
     r"(^|\b)(hey|hi|hello|thanks|thank you|wow|congrats|congratulations|oh|yes|yeah|sure|aww?|"
@@ -146,7 +147,7 @@ def truecase(text: str, known: Iterable[str]) -> str:
 
 def _capitalized(tokens: list[re.Match[str]], i: int) -> bool:
     word = tokens[i].group(0)
-    if not word[0].isupper() or re.search(r"'(t|ve|re|ll|d|m)$", word, re.I):
+    if not word[0].isupper() or _CONTRACTED.search(word):
         return False
     low = word.lower().rstrip(".")
     if low in gz.NOT_NAMES or low in gz.WEEKDAY_MONTH or low == "i":

@@ -69,6 +69,10 @@ _QUESTION = re.compile(
     re.I,
 )
 _SELF_QUESTION = re.compile(r"^(am|do|did|have|was)\s+(I)\s+(.+?)(?:\s+or\s+.*)?\W*$", re.I)
+# Leads that mark a bare value as a correction ("oops, 33"); "no" or "actually" alone do not.
+_BARE_VALUE_LEAD = re.compile(
+    r"^(?:sorry|oops|whoops|typo|correction|my bad|I meant|I mean|wait no|scratch that)\b", re.I
+)
 _CORRECTION_LEAD = re.compile(
     r"^(?:(?:sorry|oops|wait|no|nah|correction|actually|my bad|typo|scratch that|I mean|"
     r"I meant|sorry I meant|whoops)\b\W*)+",
@@ -415,7 +419,7 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
             and not starts_subject(pair.group(1).split()[0], self.people)
         ):
             return self._restate(old=pair.group(2), new=pair.group(1))
-        if 0 < len(rest.split()) <= 3:
+        if 0 < len(rest.split()) <= 3 and _BARE_VALUE_LEAD.match(body):
             return self._restate_value(rest)
         return False
 
@@ -445,6 +449,8 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
     def _restate_value(self, new: str) -> bool:
         """A bare new value ("33", "june 13"): it replaces the earlier value of the same shape."""
         shape = value_shape(new)
+        if shape == "words":
+            return False  # only a number, a date or a name stands for a value by itself
         alone = replace(self.ctx, history=())
         for earlier in self._history_sentences():
             said = _Turn(alone).run(earlier)

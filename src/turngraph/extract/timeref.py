@@ -53,6 +53,19 @@ _WEEKDAY = "(" + "|".join(WEEKDAYS) + ")"
 _SEASON = r"(spring|summer|fall|autumn|winter)"
 
 
+# Every expression below contains one of these; a clause without any names no time.
+_ANY_TIME = re.compile(
+    r"\b(?:yesterday|today|tonight|tomorrow|morning|afternoon|evening|night|now|ago|back|earlier|"
+    r"in|within|last|past|next|this|coming|following|previous|later|before|weekend|on|over|"
+    r"during|since|by|until|spring|summer|fall|autumn|winter|"
+    + _WEEKDAY[1:-1]
+    + "|"
+    + _MONTH[1:-1]
+    + r")\b|\d",
+    re.I,
+)
+
+
 class TimeRef(NamedTuple):
     when: datetime
     phrase: str
@@ -159,6 +172,8 @@ def resolve_time(text: str, ref: datetime, *, future: bool = False) -> TimeRef |
     speaks of what is to come, so a bare "on Friday" means the next one. A date without a
     year is taken in the year that puts it on the clause's side of ``ref``.
     """
+    if not _ANY_TIME.search(text):
+        return None  # most clauses name no time: one search says so
     ref = ref.astimezone(UTC)
     for pattern, days in _SIMPLE:
         m = pattern.search(text)
