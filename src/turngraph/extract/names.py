@@ -42,6 +42,10 @@ _DONE_BY_PERSON = re.compile(
     r"^\s*(said|says|told|texted|called|asked|proposed|thinks|lives|works|moved|got|gets|quit|"
     r"left|loves|hates)\b"
 )
+_MEETING_BEFORE = re.compile(
+    r"\b(meet|meeting|met|hang out with|hung out with|dinner with|lunch with|coffee with|"
+    r"drinks with|text|texted|me and|chatted with|talked to|talking to)\s*$"
+)
 _PARTNER_BEFORE = re.compile(
     r"\b(dating|date|dated|married to|engaged to|marry|marrying|broke up with|in love with)\s*$"
 )
@@ -192,6 +196,8 @@ def entity_type(name: str, sentence: str, start: int, end: int, people: set[str]
     after = sentence[end : end + _WINDOW].lower()
     if " " in name and _WORK_FOLLOWERS.match(after):
         return "other"
+    if re.match(r"^\s*(?:is|isn't|is not|was|'s)\s+(?:not\s+)?my\b", after):
+        return "person"  # "Felix isn't my brother"
     if name.casefold() in people:
         return "person"
     if all(w.rstrip(".") in gz.JOB_WORDS for w in words) or (
@@ -212,6 +218,8 @@ def entity_type(name: str, sentence: str, start: int, end: int, people: set[str]
         return "animal"
     if _KIN_BEFORE.search(before) or _PARTNER_BEFORE.search(before):
         return "person"
+    if len(words) <= 2 and _MEETING_BEFORE.search(before) and words[0] not in gz.PLACES:
+        return "person"  # "meeting Priya for lunch", "dinner with Tomás", "me and Jonas"
     if _ORG_BEFORE.search(before):
         return "organization"
     if _PLACE_BEFORE.search(before) and len(words) <= 3:
