@@ -254,6 +254,8 @@ def _is_list_item(part: list[str]) -> bool:
         return False
     if first in v.ADVERBS or first in v.PREPOSITIONS or first in FRAGMENT_STARTS:
         return False
+    if any(w.lower() in gz.JOB_WORDS for w in part):
+        return False  # "..., backend developer": a description, not a list item
     # "spanish, english and a little french": a longer item still continues a list when it
     # joins more items with "and" / "or".
     limit = 6 if any(w.lower() in ("and", "or") for w in part) else 4
@@ -277,7 +279,14 @@ def _opens_clause(nxt: list[str], conj: str) -> bool:
     if w[:1].isupper() and i + 1 < len(nxt) and is_finite(nxt[i + 1]):
         return True
     if conj in ("and", "but", "then", "so", "or"):
-        return is_finite(w)
+        # "... but live in copenhagen now": a bare verb and its preposition start a clause too
+        bare = (
+            conj == "but"
+            and is_verb(w)
+            and i + 1 < len(nxt)
+            and nxt[i + 1].lower() in (v.PREPOSITIONS)
+        )
+        return is_finite(w) or (bare and not low.endswith("ing"))
     return False
 
 
@@ -384,6 +393,8 @@ def _subject(c: Clause, words: list[str], i: int, people: dict[str, str], pronou
         c.subject = "other"
         return _skip_noun_phrase(words, i)
     nxt_low = words[i + 1].lower() if i + 1 < n else ""
+    if low in gz.JOB_WORDS and nxt_low == "of":
+        return n  # "head of marketing as of today": a title, no verb
     noun_subject = (
         nxt_low in v.BE
         or nxt_low in v.MODALS

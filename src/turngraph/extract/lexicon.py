@@ -38,7 +38,7 @@ IRREGULAR = {
     "cost": "cost", "beat": "beat", "bet": "bet", "fed": "feed", "fled": "flee", "bled": "bleed",
     "built_": "build", "lit": "light", "rang": "ring", "rung": "ring", "stole": "steal",
     "tore": "tear", "torn": "tear", "froze": "freeze", "frozen": "freeze", "hid": "hide",
-    "bit": "bite", "shook": "shake", "swore": "swear", "wept": "weep", "wound": "wind",
+    "shook": "shake", "swore": "swear", "wept": "weep", "wound": "wind",
     "dealt": "deal", "dreamt": "dream", "learnt": "learn", "spelt": "spell", "burnt": "burn",
     "moved": "move", "loved": "love", "lived": "live", "liked": "like", "used": "use",
     "hoped": "hope", "baked": "bake", "hiked": "hike", "danced": "dance", "joined": "join",

@@ -43,7 +43,8 @@ _DONE_BY_PERSON = re.compile(
     r"left|loves|hates)\b"
 )
 _MEETING_BEFORE = re.compile(
-    r"\b(meet|meeting|met|hang out with|hung out with|dinner with|lunch with|coffee with|"
+    r"\b(meet|meeting|met|see|seeing|saw|hang out with|hung out with|dinner with|lunch with|"
+    r"coffee with|"
     r"drinks with|text|texted|me and|chatted with|talked to|talking to)\s*$"
 )
 _PARTNER_BEFORE = re.compile(
@@ -52,9 +53,15 @@ _PARTNER_BEFORE = re.compile(
 _ORG_BEFORE = re.compile(
     r"\b(work(?:s|ed|ing)? (?:at|for)|joined|hired by|employed by|intern(?:ing)? at|job at)\s*$"
 )
+# Words that may follow a place's name without making it a modifier.
+_PLACE_FOLLOWERS = frozenset(
+    "and or but with for to in on at from by near last next this yesterday today tomorrow "
+    "tonight now soon again too later so because when while since after before is was are "
+    "were has had will would can could i we it".split()
+)
 _PLACE_BEFORE = re.compile(
     r"\b(live[sd]? in|living in|moved to|move to|moving to|from|visit(?:ed|ing)?|trip to|"
-    r"travel(?:l?ed)? to|in|to|near|based in|grew up in|born in)\s*$"
+    r"travel(?:l?ed)? to|in|to|near|based in|grew up in|born in)\s+(?:the\s+)?$"
 )
 # Gazetteer names that are also everyday words: never recognized in lower case.
 _AMBIGUOUS = frozenset(
@@ -218,11 +225,19 @@ def entity_type(name: str, sentence: str, start: int, end: int, people: set[str]
         return "animal"
     if _KIN_BEFORE.search(before) or _PARTNER_BEFORE.search(before):
         return "person"
-    if len(words) <= 2 and _MEETING_BEFORE.search(before) and words[0] not in gz.PLACES:
+    if (
+        len(words) <= 2
+        and _MEETING_BEFORE.search(before)
+        and words[0] not in gz.PLACES
+        and not any(ch.isdigit() for ch in name)
+    ):
         return "person"  # "meeting Priya for lunch", "dinner with Tomás", "me and Jonas"
     if _ORG_BEFORE.search(before):
         return "organization"
-    if _PLACE_BEFORE.search(before) and len(words) <= 3:
+    modifier = re.match(r"^\s+([a-z]+)", after)  # "the LGBTQ community": names no place
+    if modifier and modifier.group(1) in _PLACE_FOLLOWERS:
+        modifier = None
+    if _PLACE_BEFORE.search(before) and len(words) <= 3 and not modifier:
         return "place" if words[0] not in gz.FIRST_NAMES else "person"
     if words[0] in gz.FIRST_NAMES:
         return "person"

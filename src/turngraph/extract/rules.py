@@ -167,9 +167,9 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
         text = normalize(_BRACKETS.sub(" ", text[:MAX_EXTRACT_CHARS]))
         self.lowercase = is_lowercase(text)
         text = truecase(text, self.known)
-        self._turn_patterns(text)
         for i, sentence in enumerate(sentences(text)):
             self._sentence(sentence, first=i == 0)
+        self._turn_patterns(text)  # after the sentences: the people they named are known
         return self.out.result(self.used)
 
     def _speaker(self) -> str:
@@ -331,7 +331,7 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
         if not words or len(words) > 8 or (words[0].lower() == "from" and "to" in words[2:4]):
             return  # "from contemporary to hip-hop" is a range, not an origin
         first = words[0].lower()
-        job = words[-1].lower() in gz.JOB_WORDS or bool(
+        job = any(w.lower() in gz.JOB_WORDS for w in words[:3]) or bool(
             re.match(
                 r"^(?:a |an )?[\w -]{0,30}\b(?:" + "|".join(_JOB_HEADS) + r")\b",
                 " ".join(words),

@@ -33,6 +33,7 @@ BOUNDARY = _set(
     "as than or nor yet then where whereas whether until till"
 )
 TIME_WORDS = _set(
+    "monday tuesday wednesday thursday friday saturday sunday "
     "yesterday today tonight tomorrow last next ago this recently lately soon now again too "
     "either already anymore earlier later once twice weekly daily monthly yearly before after "
     "every each morning evening afternoon weekend week month year years months weeks days day"
