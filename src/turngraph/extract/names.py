@@ -217,6 +217,8 @@ def entity_type(name: str, sentence: str, start: int, end: int, people: set[str]
         return "product"
     if low in gz.ORGANIZATIONS or words[-1].rstrip(".") in gz.ORG_WORDS:
         return "organization"
+    if len(words) >= 2 and words[0] in gz.PLACES and words[-1].endswith("s"):
+        return "organization"  # "Minnesota Wolves": a team
     if low in gz.PLACES or words[-1] in gz.PLACE_WORDS:
         return "place"
     if words[-1] in gz.EVENT_WORDS:

@@ -195,22 +195,32 @@ def starts_subject(word: str, people: dict[str, str]) -> bool:
     return low in ("i", "we", "he", "she", "they", "my", "our", "his", "her") or low in people
 
 
+_DANGLING = frozenset("a an the and or of to for with my your our their his her some".split())
+
+
 def doing_phrase(c: Clause) -> str:
     """What a habitual clause says one does: "bike to work", "go for a run after work"."""
     out = [c.verb + (f" {c.particle}" if c.particle else "")] if c.verb else []
     if c.aspect in ("stop", "quit") and c.verb_word.lower().endswith("ing"):
         out = [c.verb_word.lower()]
-    for w in c.rest:
+    rest = c.rest
+    for i, w in enumerate(rest):
         low = w.lower()
-        if w in ',;:!?()"-' or low in v.BOUNDARY or low in ("anymore", "lol", "though"):
+        nxt = rest[i + 1].lower() if i + 1 < len(rest) else ""
+        joined = low in ("and", "or") and nxt and not is_verb(nxt) and nxt not in v.BOUNDARY
+        if not joined and (
+            w in ',;:!?()"-' or low in v.BOUNDARY or low in ("anymore", "lol", "though")
+        ):
             break
         if low in v.NEGATIONS or low in v.FREQUENCY or low in ("ago", "since"):
             break
         if low.isdigit() and out and len(out) > 1:
             break
         out.append(w)
-        if len(out) >= 7:
+        if len(out) >= 8:
             break
+    while out and out[-1].lower() in _DANGLING:
+        out.pop()  # "creating a safe ..." cut short: no phrase ends on "a", "and", "of"
     return " ".join(strip_articles(out)) if len(out) > 0 else ""
 
 
