@@ -8,6 +8,7 @@ from turngraph.extract import vocab as v
 from turngraph.extract.base import RawAction
 from turngraph.extract.clauses import Clause
 from turngraph.extract.findings import TurnState
+from turngraph.extract.lexicon import lemma
 from turngraph.extract.phrases import (
     capitalize,
     description_after,
@@ -207,6 +208,12 @@ class DescriptionRules(TurnState):
                 if not words[2].lower().endswith("ing")
                 else (doing_phrase(Clause(words=[], verb=words[2].lower(), rest=words[3:])).split())
             )
+            if nxt == "to":
+                # "excited to see the new show": the verb and what follows it, or nothing
+                obj = doing_phrase(
+                    Clause(words=[], verb=lemma(words[2].lower()), rest=words[3:])
+                ).split()
+                obj = obj if len(obj) >= 2 else []
             if obj and not names_nothing(obj):
                 if stance in ("likes", "skills"):
                     self.out.attribute(who, stance, " ".join(obj))

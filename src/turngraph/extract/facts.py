@@ -111,7 +111,11 @@ class ClauseFacts(TurnState):
                 for a in scratch.out.attributes
             ]
             claims += [f"{r.label.replace('_', ' ')} {r.object}" for r in scratch.out.relations]
-            claims += [f"{a.verb} {a.object or a.place or ''}".strip() for a in scratch.out.actions]
+            if self._hedge_of(clause) != "conditional or reported":
+                # An event under "if" or "when" says little; a hedged or asked one says doubt.
+                claims += [
+                    f"{a.verb} {a.object or a.place or ''}".strip() for a in scratch.out.actions
+                ]
             if claims:
                 self.out.uncertainties.append(
                     RawUncertainty(
