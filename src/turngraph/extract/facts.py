@@ -248,9 +248,12 @@ class ClauseFacts(TurnState):
             if len(habit.split()) >= 2:
                 self.out.attribute(who, "habits", habit)
             return
+        if c.verb == "try" and [w.lower() for w in np] == ["hand"]:
+            np = []  # "tried my hand at surfing": what was tried is after "at"
+        returning = c.particle == "back" and c.verb in ("get", "come", "fly", "drive")
         if c.verb in v.LIGHT_VERBS and (c.verb not in v.OBJECT_VERBS or names_nothing(np)):
             searching = c.verb == "look" and pps and pps[0][0] in ("into", "for")
-            if not ((c.verb in ("go", "come") and pps) or searching):
+            if not ((c.verb in ("go", "come") and pps) or searching or (returning and pps)):
                 return
             if searching:
                 verb = f"look {pps[0][0]}"
