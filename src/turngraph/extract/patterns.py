@@ -102,7 +102,8 @@ _IS_MY_FAVORITE = re.compile(
 # "these figurines I bought yesterday": a thing and what the speaker did with it.
 _THING_I_DID = re.compile(
     r"\b(?:[Tt]hese|[Tt]his|[Tt]he|[Tt]hat|[Tt]hose) ((?:[a-z]+ ){0,2}[a-z]+) I (?:just )?"
-    r"(bought|made|got|painted|found|took|wrote|built|baked|cooked|knitted|picked up|drew|planted|adopted|read|"
+    r"(bought|made|got|painted|found|took|wrote|built|baked|cooked|knitted|picked up|drew|"
+    r"planted|adopted|read|"
     r"watched|saw|visited|tried|finished)"
     r"(?: (yesterday|today|last \w+|this \w+|on \w+))?\b"
 )
