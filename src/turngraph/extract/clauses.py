@@ -393,6 +393,9 @@ def _subject(c: Clause, words: list[str], i: int, people: dict[str, str], pronou
         c.subject = "other"
         return _skip_noun_phrase(words, i)
     nxt_low = words[i + 1].lower() if i + 1 < n else ""
+    if low == "like" and c.lead == ",":
+        c.subject = "other"  # "..., like characters and spells": an example, not a liking
+        return n
     if low in gz.JOB_WORDS and nxt_low == "of":
         return n  # "head of marketing as of today": a title, no verb
     noun_subject = (

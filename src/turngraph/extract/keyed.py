@@ -219,7 +219,8 @@ class KeyedRules(TurnState):
             return False
         if verb == "learn" and np and not c.past:
             for item in list_items(rest):
-                self.out.attribute(who, "learning", item)
+                if not names_nothing(item.split()):
+                    self.out.attribute(who, "learning", item)
             return True
         if verb == "take" and low_np and low_np[-1] in ("lessons", "classes", "class", "lesson"):
             subject = [w for w in np[:-1] if w.lower() not in ("some", "new")]

@@ -275,7 +275,15 @@ class PatternRules(TurnState):
         if m:
             doing = gerund(lemma(m.group(1).lower())) if m.group(1) else m.group(2).lower()
             rest = doing_phrase(Clause(words=[], verb=doing, rest=tokenize(m.group(3) or "")))
-            if rest and not names_nothing(rest.split()[1:] or ["x"]):
+            said = rest.split()
+            perceiving = said[0] in ("seeing", "hearing", "knowing", "being") if said else True
+            ends_on_pronoun = bool(said) and said[-1].lower() in v.PRONOUN_OBJECTS
+            if (
+                rest
+                and not perceiving
+                and not ends_on_pronoun
+                and not names_nothing(said[1:] or ["x"])
+            ):
                 self.out.attribute(self._speaker(), "likes", rest)
         m = _DREAM.search(sentence)
         if m:

@@ -43,7 +43,7 @@ _VAGUE_OBJECTS = frozenset(
         "well great fine badly ok okay smoothly good bad better worse awesome amazing "
         "wild crazy home lot lots bit time fun blast birthday day night chance "
         "opportunity longer more less again around everywhere anywhere somewhere there "
-        "here all tight hard"
+        "here all tight hard closer creative ready started"
     ).split()
 )
 
@@ -130,6 +130,8 @@ def prep_phrases(words: list[str]) -> list[tuple[str, list[str]]]:
 
 
 def gerund(verb: str) -> str:
+    if verb in ("be", "see", "flee", "agree"):
+        return verb + "ing"
     if verb.endswith("ie"):
         return verb[:-2] + "ying"
     if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")):
@@ -161,6 +163,8 @@ def list_items(words: list[str]) -> list[str]:
         items[-1].append(w)
     out = []
     for item in items:
+        while item and item[-1].lower() in _DANGLING:
+            item = item[:-1]  # "awesome food of this city" cut at "this": no "of" at the end
         np = strip_articles(item)
         if np and len(np) <= MAX_OBJECT_WORDS:
             out.append(" ".join(np))
