@@ -7,12 +7,13 @@ a person's judgement of whether the item states the same fact. ``design`` pairs 
 while the matcher was written; ``held-out`` pairs were labelled afterwards, from a fresh
 sample, and never used to change it.
 
-    .venv/bin/python benchmarks/fact_matcher.py ../shared/data/locomo/
+    .venv/bin/python benchmarks/fact_matcher.py "$LOCOMO"
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -36,7 +37,7 @@ def gold_text(folder: Path, ref: str) -> tuple[str, str]:
 
 
 def main() -> None:
-    folder = Path(sys.argv[1] if len(sys.argv) > 1 else "../shared/data/locomo")
+    folder = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("LOCOMO", "locomo"))
     rows = [json.loads(line) for line in PAIRS.read_text("utf-8").splitlines() if line]
     for r in rows:
         r["gold"], r["gold_about"] = gold_text(folder, r["gold"])

@@ -1,6 +1,6 @@
 """Ingest throughput of remember() with the default extractor on embedded SQLite (LoCoMo).
 
-    .venv/bin/python benchmarks/ingest.py [FILE_OR_DIR ...]   (default: ../shared/data/locomo)
+    .venv/bin/python benchmarks/ingest.py [FILE_OR_DIR ...]   (default: the folder $LOCOMO)
 
 Each conversation goes into its own memory; each LoCoMo session becomes a session, each turn a
 remember() with the turn's speaker and the session's date (plus a second per turn, to keep
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import re
 import statistics
@@ -24,7 +25,8 @@ from typing import Any
 
 import turngraph
 
-DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "locomo"
+# A folder of LoCoMo conversation files (see docs/benchmarks.md, "The data").
+DEFAULT_DATA = Path(os.environ.get("LOCOMO", "locomo"))
 
 
 def session_time(text: str) -> datetime:

@@ -51,7 +51,8 @@ from turngraph.errors import ExtractionError
 from turngraph.extract.base import Extractor, RawExtraction, TurnContext
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_LOCOMO = ROOT / ".." / "shared" / "data" / "locomo" / "conv-26.json"
+# A LoCoMo conversation file, in the folder $LOCOMO (see docs/benchmarks.md, "The data").
+DEFAULT_LOCOMO = Path(os.environ.get("LOCOMO", "locomo")) / "conv-26.json"
 DEFAULT_SUITE = ROOT / "tests" / "data" / "extraction_suite.txt"
 HOST = "127.0.0.1"
 Log = Callable[[str], None]
