@@ -45,6 +45,23 @@ _REPORTING = frozenset({"think", "believe", "guess", "suppose", "hear", "say", "
 _NO_MORE = re.compile(r"\b(?:anymore|any more|no longer|these days)\b", re.I)
 
 
+def _just_did(c: Clause) -> bool:
+    """ "I just finished it": "just" right before the verb, after "I" or "we", means now."""
+    words = [w.lower() for w in c.words]
+    for i in range(2, len(words)):
+        if (
+            words[i] == c.verb_word.lower()
+            and words[i - 1] == "just"
+            and words[i - 2]
+            in (
+                "i",
+                "we",
+            )
+        ):
+            return True
+    return False
+
+
 def _habit(c: Clause) -> str:
     """ "go for a run after work", "run every morning": the verb and what follows it, up to
     the end of the clause (adverbs of frequency like "always" left out)."""
@@ -323,8 +340,7 @@ class ClauseFacts(TurnState):
             return
         when = self._time(c, time)
         occurred, precision = (when.when, when.precision) if when else (None, None)
-        just = re.search(rf"\b(?:I|we) just {re.escape(c.verb_word)}\b", c.text, re.I)
-        if occurred is None and c.past and just:
+        if occurred is None and c.past and _just_did(c):
             occurred, precision = self.ctx.observed_at, "day"
         if c.aspect:
             verb = f"{c.aspect} {verb}"

@@ -36,7 +36,7 @@ IRREGULAR = {
     "broken": "break", "struck": "strike", "stuck": "stick", "ridden": "ride", "sank": "sink",
     "put": "put", "let": "let", "cut": "cut", "quit": "quit", "shut": "shut", "hurt": "hurt",
     "cost": "cost", "beat": "beat", "bet": "bet", "fed": "feed", "fled": "flee", "bled": "bleed",
-    "built_": "build", "lit": "light", "rang": "ring", "rung": "ring", "stole": "steal",
+    "lit": "light", "rang": "ring", "rung": "ring", "stole": "steal",
     "tore": "tear", "torn": "tear", "froze": "freeze", "frozen": "freeze", "hid": "hide",
     "shook": "shake", "swore": "swear", "wept": "weep", "wound": "wind",
     "dealt": "deal", "dreamt": "dream", "learnt": "learn", "spelt": "spell", "burnt": "burn",

@@ -47,6 +47,7 @@ _MEETING_BEFORE = re.compile(
     r"coffee with|"
     r"drinks with|text|texted|me and|chatted with|talked to|talking to)\s*$"
 )
+_IS_MY = re.compile(r"^\s*(?:is|isn't|is not|was|'s)\s+(?:not\s+)?my\b")
 _PARTNER_BEFORE = re.compile(
     r"\b(dating|date|dated|married to|engaged to|marry|marrying|broke up with|in love with)\s*$"
 )
@@ -203,7 +204,7 @@ def entity_type(name: str, sentence: str, start: int, end: int, people: set[str]
     after = sentence[end : end + _WINDOW].lower()
     if " " in name and _WORK_FOLLOWERS.match(after):
         return "other"
-    if re.match(r"^\s*(?:is|isn't|is not|was|'s)\s+(?:not\s+)?my\b", after):
+    if _IS_MY.match(after):
         return "person"  # "Felix isn't my brother"
     if name.casefold() in people:
         return "person"

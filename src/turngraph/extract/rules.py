@@ -93,7 +93,7 @@ _LEAD_IN = re.compile(
     re.I,
 )
 _FILLERS = v.DISCOURSE | v.ADVERBS
-_JOB_HEADS = ("head of", "director of", "vp of", "chief")
+_JOB_HEAD = re.compile(r"^(?:a |an )?[\w -]{0,30}\b(?:head of|director of|vp of|chief)\b", re.I)
 _TIME_OPENERS = frozenset("last this yesterday today tonight".split())
 _NOT_ADVICE = frozenset(
     (
@@ -332,11 +332,7 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
             return  # "from contemporary to hip-hop" is a range, not an origin
         first = words[0].lower()
         job = any(w.lower() in gz.JOB_WORDS for w in words[:3]) or bool(
-            re.match(
-                r"^(?:a |an )?[\w -]{0,30}\b(?:" + "|".join(_JOB_HEADS) + r")\b",
-                " ".join(words),
-                re.I,
-            )
+            _JOB_HEAD.match(" ".join(words))
         )
         age = first.isdigit() and (len(words) == 1 or words[1].lower() in ("years", "yrs"))
         starts = (
