@@ -62,6 +62,7 @@ class Findings:
 
     def result(self, used: set[str]) -> RawExtraction:
         self.actions = [a for a in self.actions if not _small_talk(a)]
+        self.attributes = [a for a in self.attributes if not _idle_attribute(a)]
         # An untyped name that no fact uses is a capitalized word, not knowledge; the speaker
         # is an entity of this turn only when something is said about them.
         named = {a.entity.casefold() for a in self.attributes}
@@ -94,7 +95,54 @@ def _small_talk(action: RawAction) -> bool:
         return not words or words <= _THANKED_FOR
     if action.verb in _SMALL_TALK_UNLESS_DATED:
         return action.occurred_at is None  # "see the dentist next Tuesday" is a plan
-    return action.verb in _SMALL_TALK
+    if action.verb in _SMALL_TALK:
+        return True
+    # "had a great talk", "tackle life", "spread awareness": a general verb about something
+    # abstract, with no time or place to make it an event worth noting.
+    if action.occurred_at is not None or action.place:
+        return False
+    head = _head_words(action.object or "")
+    if action.verb in _GENERAL_VERBS:
+        return bool(head & _ABSTRACT)
+    plain = len(head) == len((action.object or "").split())  # nothing after the noun
+    return plain and action.verb in ("share", "follow") and bool(head & _FEELINGS)
+
+
+def _idle_attribute(attribute: RawAttribute) -> bool:
+    """ "likes energy", "likes work": a liking too vague to keep."""
+    words = attribute.value.lower().split()
+    return attribute.key == "likes" and len(words) == 1 and words[0] in _ABSTRACT | _FEELINGS
+
+
+def _head_words(phrase: str) -> set[str]:
+    """The words of a noun phrase before its first preposition: "lot of things" -> {"lot"}."""
+    words = phrase.lower().split()
+    if len(words) > 2 and words[0] in _QUANTITIES and words[1] == "of":
+        words = words[2:]  # "lots of kids books": the books
+    head: set[str] = set()
+    for word in words:
+        if word in _PHRASE_BREAKS:
+            break
+        head.add(word)
+    return head
+
+
+_QUANTITIES = frozenset("lot lots bunch couple few pair set number plenty".split())
+_PHRASE_BREAKS = frozenset("of with for from about to in at on by like".split())
+_GENERAL_VERBS = frozenset(
+    "have get make take give put go follow spread tackle build lift face juggle use reach teach "
+    "talk journey eat chase keep".split()
+    + ["hang out", "be excited about", "keep chase"]
+)
+# Head nouns that name no thing, place or event of their own.
+_ABSTRACT = frozenset(
+    "look lot lots things stuff story talk time moment moments hope hopes journey "
+    "impact life awareness energy diversity connection "
+    "connections hearts heart props reminders reminder fun blast experience chance difference "
+    "feeling feelings vibe vibes progress work strength courage confidence motivation "
+    "inspiration others everyone people".split()
+)
+_FEELINGS = frozenset("passion passions love joy happiness".split())
 
 
 _SMALL_TALK_UNLESS_DATED = frozenset({"see", "do", "try"})

@@ -113,6 +113,32 @@ _AS_A_NATIONAL = re.compile(
     r"native|expat)\b",
     re.I,
 )
+_MY_NAME = re.compile(r"\b(?i:my (?:full )?name is) ([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,3})")
+_FIRST_PERSON = re.compile(r"\b(?:my|me|I)\b", re.I)
+_PHONE_CUE = re.compile(r"\b(my (?:phone|number|cell|mobile)|call me at|reach me at|text me)")
+_BIRTHDAY_IS = re.compile(r"\bmy birthday is (?:on )?(.{3,40})", re.I)
+_BORN_ON = re.compile(r"\bI was born on (.{3,40})")
+_LIST_BREAK = re.compile(r"\s+(?:and|but|so|,)\s+")
+_FAVORITE_IS = re.compile(
+    r"(?:\bmy |^|[,:] ?)(?:all[- ]time )?favorite ([a-z]+(?: [a-z]+)?)"
+    r"(?: of all time| ever)? (?:is|are|has to be|would be|=) (.{1,60})",
+    re.I,
+)
+_MY_HOBBIES = re.compile(
+    r"\bmy (?:main |favorite |new |big )?hobb(?:y is|ies are|ies include) (.{1,120})", re.I
+)
+_SPARE_TIME = re.compile(
+    r"\bin my (?:free|spare) time,? I (?:do|play|make|like to do) (.{1,60})", re.I
+)
+_MY_TITLE = re.compile(
+    r"\bmy (?:new )?(?:job title|title|role|position|job) is (?:now )?(.{1,60})", re.I
+)
+_MY_PET = re.compile(
+    r"\b(?:my|our) (" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?,? "
+    r"(?:named |called )?([A-Z][a-z]+)(?: and ([A-Z][a-z]+))?"
+)
+_THEIR_NAME = re.compile(r"\b(?:her|his|its|their) names? (?:is|are) ([A-Z][a-z]+)")
+_NAME_AGE = re.compile(r"\b([A-Z][a-z]+) \((\d{1,2})\)")
 _STATUS_OF_KIN = {
     "wife": "married",
     "husband": "married",
@@ -179,61 +205,48 @@ class PatternRules(TurnState):
         low = sentence.lower()
         if self.ctx.role == "user" and len(sentence) < 400:
             self._idioms(sentence)
-        m = re.search(r"\b(?i:my (?:full )?name is) ([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,3})", sentence)
+        # Each pattern needs a word that most sentences lack: look for it before scanning.
+        m = _MY_NAME.search(sentence) if "name" in low else None
         if m:
             self.out.attribute(self._speaker(), "name", m.group(1))
-        m = _EMAIL.search(sentence)
-        if m and re.search(r"\b(?:my|me|I)\b", sentence, re.I):
+        m = _EMAIL.search(sentence) if "@" in sentence else None
+        if m and _FIRST_PERSON.search(sentence):
             self.out.attribute(self._speaker(), "email", m.group(0))
-        m = _PHONE.search(sentence)
-        if m and re.search(
-            r"\b(my (?:phone|number|cell|mobile)|call me at|reach me at|text me)", low
-        ):
+        m = _PHONE.search(sentence) if _PHONE_CUE.search(low) else None
+        if m:
             self.out.attribute(self._speaker(), "phone", " ".join(m.group(0).split()))
-        m = re.search(r"\bmy birthday is (?:on )?(.{3,40})", sentence, re.I) or re.search(
-            r"\bI was born on (.{3,40})", sentence
+        m = (
+            (_BIRTHDAY_IS.search(sentence) or _BORN_ON.search(sentence))
+            if "birthday" in low or "born" in low
+            else None
         )
         if m:
             when = " ".join(tokenize(m.group(1))[:4]).strip(" ,.")
-            when = re.split(r"\s+(?:and|but|so|,)\s+", when)[0]
+            when = _LIST_BREAK.split(when)[0]
             self.out.attribute(self._speaker(), "birthday", when)
-        m = re.search(
-            r"(?:\bmy |^|[,:] ?)(?:all[- ]time )?favorite ([a-z]+(?: [a-z]+)?)"
-            r"(?: of all time| ever)? (?:is|are|has to be|would be|=) (.{1,60})",
-            sentence,
-            re.I,
-        )
+        m = _FAVORITE_IS.search(sentence) if "favorite" in low else None
         if m:
             what = m.group(1).lower().replace(" ", "_")
             value = " ".join(noun_phrase(tokenize(m.group(2)), 5))
             self.out.attribute(self._speaker(), f"favorite_{what}", value)
-        m = re.search(
-            r"\bmy (?:main |favorite |new |big )?hobb(?:y is|ies are|ies include) (.{1,120})",
-            sentence,
-            re.I,
-        ) or re.search(
-            r"\bin my (?:free|spare) time,? I (?:do|play|make|like to do) (.{1,60})", sentence, re.I
+        m = (
+            (_MY_HOBBIES.search(sentence) or _SPARE_TIME.search(sentence))
+            if "hobb" in low or "time" in low
+            else None
         )
         if m:
             for item in list_items(tokenize(m.group(1))):
                 self.out.attribute(self._speaker(), "hobbies", item)
-        m = re.search(
-            r"\bmy (?:new )?(?:job title|title|role|position|job) is (?:now )?(.{1,60})",
-            sentence,
-            re.I,
-        )
-        if m:
-            title = noun_phrase(tokenize(m.group(1)), 5)
-            if title and title[-1].lower() in gz.JOB_WORDS:
-                self.out.attribute(self._speaker(), "job_title", " ".join(title))
-        for m in re.finditer(
-            r"\b(?:my|our) (" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?,? "
-            r"(?:named |called )?([A-Z][a-z]+)(?: and ([A-Z][a-z]+))?",
-            sentence,
-        ):
-            for name in (m.group(2), m.group(3)):
-                if name and name.lower() not in gz.NOT_NAMES:
-                    self._pet(self._speaker(), m.group(1).lower(), name)
+        if "my " in low or "our " in low:
+            m = _MY_TITLE.search(sentence)
+            if m:
+                title = noun_phrase(tokenize(m.group(1)), 5)
+                if title and title[-1].lower() in gz.JOB_WORDS:
+                    self.out.attribute(self._speaker(), "job_title", " ".join(title))
+            for m in _MY_PET.finditer(sentence):
+                for name in (m.group(2), m.group(3)):
+                    if name and name.lower() not in gz.NOT_NAMES:
+                        self._pet(self._speaker(), m.group(1).lower(), name)
         if self.ctx.role == "assistant" and self.addressee:
             for m in _YOU_HAVE_PET.finditer(sentence):
                 owner = self.out.entity(self.addressee, "person")
@@ -317,10 +330,10 @@ class PatternRules(TurnState):
                         precision=when.precision if when else None,
                     )
                 )
-        m = re.search(r"\b(?:her|his|its|their) names? (?:is|are) ([A-Z][a-z]+)", sentence)
-        if m and self.last_species:
+        m = _THEIR_NAME.search(sentence) if self.last_species else None
+        if m:
             self._pet(self._speaker(), self.last_species, m.group(1))
-        for m in re.finditer(r"\b([A-Z][a-z]+) \((\d{1,2})\)", sentence):
+        for m in _NAME_AGE.finditer(sentence) if "(" in sentence else ():
             if m.group(1).casefold() in self.people:
                 self.out.attribute(self.people[m.group(1).casefold()], "age", m.group(2))
 

@@ -101,6 +101,20 @@ _NOT_ADVICE = frozenset(
         "send show give come go keep get have"
     ).split()
 )
+# A sentence whose subject is a gerund phrase: "Having a supportive team is priceless".
+_GERUND_SUBJECT = re.compile(
+    r"^(?!being\b)[A-Za-z]+ing\b[^,.;!?]{0,80}?\b(?:is|was|are|were|can be|has been|must be)\b",
+    re.I,
+)
+_MINE = re.compile(r"\b(?:my|our|me|I)\b", re.I)
+
+
+def _generic_gerund(sentence: str) -> bool:
+    """ "Having a supportive team is priceless" is about anyone; "Starting my own store was
+    scary" and "Painting is my escape" are about the speaker."""
+    return _GERUND_SUBJECT.match(sentence) is not None and not _MINE.search(sentence)
+
+
 _COPULA_STARTS = frozenset(
     "big huge fan from allergic single married engaged divorced widowed separated dating "
     "based living in into vegan vegetarian pescatarian keto".split()
@@ -250,6 +264,7 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
                 and (first or carried is None)
                 and self.ctx.role != "system"
                 and not (lead in ("and", "or") and n > 0)
+                and not (n == 0 and _generic_gerund(sentence))
             ):
                 clause.subject = "self"
             previous = words
