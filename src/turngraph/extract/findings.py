@@ -130,9 +130,13 @@ def _head_words(phrase: str) -> set[str]:
 _QUANTITIES = frozenset("lot lots bunch couple few pair set number plenty".split())
 _PHRASE_BREAKS = frozenset("of with for from about to in at on by like".split())
 _GENERAL_VERBS = frozenset(
-    "have get make take give put go follow spread tackle build lift face juggle use reach teach "
-    "talk journey eat chase keep".split()
-    + ["hang out", "be excited about", "keep chase"]
+    {
+        *"have get make take give put go follow spread tackle build lift face juggle use reach "
+        "teach talk journey eat chase keep".split(),
+        "hang out",
+        "be excited about",
+        "keep chase",
+    }
 )
 # Head nouns that name no thing, place or event of their own.
 _ABSTRACT = frozenset(
