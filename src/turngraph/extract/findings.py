@@ -102,6 +102,10 @@ def _small_talk(action: RawAction) -> bool:
     if action.occurred_at is not None or action.place:
         return False
     head = _head_words(action.object or "")
+    if action.verb == "go" and head & _DOING:
+        return True  # "off to go do some research": the errand is the clause after it
+    if action.verb == "eat" and head & _MEALS:
+        return True
     if action.verb in _GENERAL_VERBS:
         return bool(head & _ABSTRACT)
     plain = len(head) == len((action.object or "").split())  # nothing after the noun
@@ -144,8 +148,10 @@ _ABSTRACT = frozenset(
     "impact life awareness energy diversity connection "
     "connections hearts heart props reminders reminder fun blast experience chance difference "
     "feeling feelings vibe vibes progress work strength courage confidence motivation "
-    "inspiration others everyone people".split()
+    "inspiration others everyone people passion passions summer weekend day week night".split()
 )
+_DOING = frozenset("do get see make have take grab check".split())
+_MEALS = frozenset("food meal meals dinner lunch breakfast snack snacks".split())
 _FEELINGS = frozenset("passion passions love joy happiness".split())
 
 

@@ -218,8 +218,9 @@ def entity_type(name: str, sentence: str, start: int, end: int, people: set[str]
         return "product"
     if low in gz.ORGANIZATIONS or words[-1].rstrip(".") in gz.ORG_WORDS:
         return "organization"
-    if len(words) >= 2 and words[0] in gz.PLACES and words[-1].endswith("s"):
-        return "organization"  # "Minnesota Wolves": a team
+    core = words[1:] if words[0] == "the" and len(words) > 2 else words
+    if len(core) >= 2 and core[0] in gz.PLACES and core[-1].endswith("s"):
+        return "organization"  # "(the) Minnesota Wolves": a team
     if low in gz.PLACES or words[-1] in gz.PLACE_WORDS:
         return "place"
     if words[-1] in gz.EVENT_WORDS:
@@ -261,6 +262,7 @@ def find_names(sentence: str, known: set[str], people: set[str]) -> list[tuple[s
     tokens = list(_TOKEN.finditer(sentence))
     opening = len(sentence) - len(sentence.lstrip(" \"'(["))  # where the first word starts
     out: list[tuple[str, str]] = []
+    last_end = 0  # where the last name found ends
     i = 0
     while i < len(tokens):
         if not _capitalized(tokens, i):
@@ -292,6 +294,14 @@ def find_names(sentence: str, known: set[str], people: set[str]) -> list[tuple[s
         said_of_someone = _DONE_BY_PERSON.match(sentence[end : end + _WINDOW].lower())
         if first_word and " " not in name and not known_name(name, known) and not said_of_someone:
             continue  # a capital that only starts the sentence says nothing
+        if etype == "other" and out and _LISTED.match(sentence[last_end:start]):
+            # "brands like Nike and Under Armour": an item of a list is of its kind.
+            etype = out[-1][1] if out[-1][1] in _LISTED_TYPES else etype
         if etype is not None:
             out.append((name, etype))
+            last_end = end
     return out
+
+
+_LISTED = re.compile(r"^(?:,? and |, | or |,? & )$")
+_LISTED_TYPES = frozenset({"organization", "place", "product"})
