@@ -533,7 +533,9 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
             continue
         elif low in ("can", "could"):
             c.modal = c.modal or "can"
-        elif low in ("should", "must"):
+        elif low == "should":
+            c.modal = "should"  # advice or a suggestion ("we should plan a session")
+        elif low == "must":
             c.modal = "must"
         elif low in ("might", "may"):
             c.hedged = True

@@ -102,8 +102,11 @@ class ClauseFacts(TurnState):
     def _clause(self, clause: Clause, *, hedged: bool, time: TimeRef | None) -> None:
         if clause.subject not in ("self", "person", "you"):
             return
-        if clause.modal == "would":
-            return  # hypothetical
+        suggested = clause.modal == "should" and (
+            clause.subject != "self" or clause.words[0].lower() == "we"
+        )
+        if clause.modal == "would" or suggested:
+            return  # hypothetical, or a suggestion ("we should plan a session")
         if clause.verb in _REPORTING and clause.rest and not clause.negated:
             # "my friend Elif thinks she might be moving", "i heard Thabo got fired": the
             # reported clause, hedged when it is only believed or heard.

@@ -265,6 +265,9 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
                 and self.ctx.role != "system"
                 and not (lead in ("and", "or") and n > 0)
                 and not (n == 0 and _generic_gerund(sentence))
+                # "Need help with anything?" asks about the listener; "thinking about
+                # trying keto??" is the speaker unsure.
+                and not (asked and clause.verb_word.lower() == clause.verb)
             ):
                 clause.subject = "self"
             previous = words
