@@ -102,14 +102,12 @@ def _small_talk(action: RawAction) -> bool:
     if action.occurred_at is not None or action.place:
         return False
     head = _head_words(action.object or "")
-    if action.verb == "go" and head & _DOING:
+    if action.verb == "go" and head[:1] and head[0] in _DOING:
         return True  # "off to go do some research": the errand is the clause after it
-    if action.verb == "eat" and head & _MEALS:
-        return True
     if action.verb in _GENERAL_VERBS:
-        return bool(head & _ABSTRACT)
+        return _noun(head) in _ABSTRACT or head == ["look"]  # "take a look"
     plain = len(head) == len((action.object or "").split())  # nothing after the noun
-    return plain and action.verb in ("share", "follow") and bool(head & _FEELINGS)
+    return plain and action.verb in ("share", "follow") and _noun(head) in _FEELINGS
 
 
 def _idle_attribute(attribute: RawAttribute) -> bool:
@@ -118,16 +116,23 @@ def _idle_attribute(attribute: RawAttribute) -> bool:
     return attribute.key == "likes" and len(words) == 1 and words[0] in _ABSTRACT | _FEELINGS
 
 
-def _head_words(phrase: str) -> set[str]:
-    """The words of a noun phrase before its first preposition: "lot of things" -> {"lot"}."""
+def _noun(head: list[str]) -> str:
+    """The noun of a head: its last word that is not a verb form ("car look" -> "look",
+    "incredible time meeting" -> "time")."""
+    nouns = [w for w in head if not w.endswith("ing") and w != "together"]
+    return nouns[-1] if nouns else ""
+
+
+def _head_words(phrase: str) -> list[str]:
+    """The words of a noun phrase before its first preposition: "lot of things" -> ["lot"]."""
     words = phrase.lower().split()
     if len(words) > 2 and words[0] in _QUANTITIES and words[1] == "of":
         words = words[2:]  # "lots of kids books": the books
-    head: set[str] = set()
+    head: list[str] = []
     for word in words:
         if word in _PHRASE_BREAKS:
             break
-        head.add(word)
+        head.append(word)
     return head
 
 
@@ -144,14 +149,13 @@ _GENERAL_VERBS = frozenset(
 )
 # Head nouns that name no thing, place or event of their own.
 _ABSTRACT = frozenset(
-    "look lot lots things stuff story talk time moment moments hope hopes journey "
+    "lot lots things stuff story talk time moment moments hope hopes journey "
     "impact life awareness energy diversity connection "
     "connections hearts heart props reminders reminder fun blast experience chance difference "
     "feeling feelings vibe vibes progress work strength courage confidence motivation "
-    "inspiration others everyone people passion passions summer weekend day week night".split()
+    "inspiration others everyone people passion passions".split()
 )
 _DOING = frozenset("do get see make have take grab check".split())
-_MEALS = frozenset("food meal meals dinner lunch breakfast snack snacks".split())
 _FEELINGS = frozenset("passion passions love joy happiness".split())
 
 
