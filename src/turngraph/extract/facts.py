@@ -102,8 +102,9 @@ class ClauseFacts(TurnState):
     def _clause(self, clause: Clause, *, hedged: bool, time: TimeRef | None) -> None:
         if clause.subject not in ("self", "person", "you"):
             return
+        said = [w.lower() for w in clause.words]
         suggested = clause.modal == "should" and (
-            clause.subject != "self" or clause.words[0].lower() == "we"
+            clause.subject != "self" or ("we" in said and "should" in said)
         )
         if clause.modal == "would" or suggested:
             return  # hypothetical, or a suggestion ("we should plan a session")

@@ -103,7 +103,8 @@ _NOT_ADVICE = frozenset(
 )
 # A sentence whose subject is a gerund phrase: "Having a supportive team is priceless".
 _GERUND_SUBJECT = re.compile(
-    r"^(?!being\b)[A-Za-z]+ing\b[^,.;!?]{0,80}?\b(?:is|was|are|were|can be|has been|must be)\b",
+    r"^(?:(?:honestly|really|seriously|tbh|ok|so|but|and|yeah|plus),? )?(?!being\b)"
+    r"[A-Za-z]+ing\b[^,.;!?]{0,80}?\b(?:is|was|are|were|can be|has been|must be)\b",
     re.I,
 )
 _MINE = re.compile(r"\b(?:my|our|me|I)\b", re.I)
