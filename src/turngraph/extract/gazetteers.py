@@ -56,6 +56,12 @@ scotland, seattle, seoul, shanghai, singapore, south africa, spain, stockholm, s
 switzerland, sydney, taiwan, texas, thailand, tokyo, toronto, turkey, uk, ukraine,
 united kingdom, united states, us, usa, vancouver, venice, vienna, vietnam, wales, warsaw,
 washington, zurich
+""") | _words("""
+alabama, alaska, arizona, arkansas, connecticut, delaware, idaho, illinois, indiana, iowa,
+kansas, kentucky, louisiana, maine, maryland, massachusetts, michigan, minnesota, mississippi,
+missouri, montana, nebraska, nevada, new hampshire, new mexico, north carolina, north dakota,
+ohio, oklahoma, pennsylvania, rhode island, south carolina, south dakota, tennessee, utah,
+vermont, virginia, west virginia, wisconsin, wyoming
 """)
 
 ORGANIZATIONS = _words("""

@@ -250,10 +250,14 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
                 lead in ("when", "once", "until") and not clause.past and clause.modal != "used_to"
             ):
                 conditional = True
-            if lead in ("who", "that") and words[0].lower() in ("who", "that"):
+            relative = lead in ("who", "that") and (
+                clause.elided or words[0].lower() in ("who", "that")
+            )
+            if relative:
                 antecedent = self._last_named(previous)
-                if antecedent:
-                    clause.subject, clause.name = "person", antecedent
+                if not antecedent:
+                    continue  # "people who've been through the same": about them, not us
+                clause.subject, clause.name = "person", antecedent
             if clause.elided and carried is not None and lead != ",":
                 clause.subject, clause.name = carried.subject, carried.name
                 clause.modal = clause.modal or carried.modal
