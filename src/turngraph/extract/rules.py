@@ -297,6 +297,8 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
                 carried = clause
                 if clause.subject == "person":
                     self.pronoun = clause.name
+            elif not clause.elided:
+                carried = None  # "it's been a dream to ... and give ...": not the speaker's
             self._track_pronoun(words)
         for name, etype in named:
             if etype in ("person", "animal") and name.casefold() not in (
