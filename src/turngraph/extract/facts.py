@@ -32,6 +32,8 @@ _HABITUAL = re.compile(
     re.I,
 )
 # Verbs whose present tense with a time speaks of a plan ("starts school in September").
+# Nouns that say little without what follows them: "love for dance", "fear of heights".
+_RELATIONAL = frozenset("love passion passions interest fear knack taste eye".split())
 _SCHEDULED = frozenset(
     "start begin open leave arrive fly land return move graduate finish end launch turn "
     "close visit come go".split()
@@ -234,6 +236,8 @@ class ClauseFacts(TurnState):
             when = self._time(c, time, future=True)
             if when is None and (np or pps) and verb not in v.LIGHT_VERBS | {"have"}:
                 obj = np or pps[0][1]
+                if np and pps and np[-1].lower() in _RELATIONAL and len(np) + len(pps[0][1]) < 8:
+                    obj = [*np, pps[0][0], *pps[0][1]]  # "blend my love for dance and fashion"
                 if not names_nothing(obj):
                     self.out.attribute(who, "goals", f"{verb} {' '.join(obj)}")
                 return

@@ -153,7 +153,7 @@ _ABSTRACT = frozenset(
     "impact life awareness energy diversity connection "
     "connections hearts heart props reminders reminder fun blast experience chance difference "
     "feeling feelings vibe vibes progress work strength courage confidence motivation "
-    "inspiration others everyone people passion passions".split()
+    "inspiration others everyone people passion passions dreams".split()
 )
 _DOING = frozenset("do get see make have take grab check".split())
 _FEELINGS = frozenset("passion passions love joy happiness".split())
