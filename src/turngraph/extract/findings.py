@@ -105,7 +105,7 @@ def _small_talk(action: RawAction) -> bool:
     if action.verb == "go" and head[:1] and head[0] in _DOING:
         return True  # "off to go do some research": the errand is the clause after it
     if action.verb in _GENERAL_VERBS:
-        return _noun(head) in _ABSTRACT or head == ["look"]  # "take a look"
+        return _noun(head) in _ABSTRACT | _FEELINGS or head == ["look"]  # "take a look"
     plain = len(head) == len((action.object or "").split())  # nothing after the noun
     return plain and action.verb in ("share", "follow") and _noun(head) in _FEELINGS
 
@@ -119,7 +119,7 @@ def _idle_attribute(attribute: RawAttribute) -> bool:
 def _noun(head: list[str]) -> str:
     """The noun of a head: its last word that is not a verb form ("car look" -> "look",
     "incredible time meeting" -> "time")."""
-    nouns = [w for w in head if not w.endswith("ing") and w != "together"]
+    nouns = [w for w in head if not w.endswith("ing") and w not in _PARTICLES]
     return nouns[-1] if nouns else ""
 
 
@@ -136,6 +136,7 @@ def _head_words(phrase: str) -> list[str]:
     return head
 
 
+_PARTICLES = frozenset("together up out off down back".split())
 _QUANTITIES = frozenset("lot lots bunch couple few pair set number plenty".split())
 _PHRASE_BREAKS = frozenset("of with for from about to in at on by like".split())
 _GENERAL_VERBS = frozenset(

@@ -176,7 +176,7 @@ def names_nothing(np: list[str]) -> bool:
     return (
         not np
         or np[0].lower() in v.PRONOUN_OBJECTS
-        or (len(np) == 1 and np[0].lower() in _VAGUE_OBJECTS)
+        or (len(np) == 1 and (np[0].lower() in _VAGUE_OBJECTS or np[0].lower() in v.ADJECTIVES))
     )
 
 
@@ -224,7 +224,9 @@ def doing_phrase(c: Clause) -> str:
         if len(out) >= 8:
             break
     while out and out[-1].lower() in _DANGLING:
-        out.pop()  # "creating a safe ..." cut short: no phrase ends on "a", "and", "of"
+        out.pop()  # "creating a ..." cut short: no phrase ends on "a", "and", "of"
+    if len(out) >= 2 and out[-2].lower() in ("a", "an", "the") and out[-1].lower() in v.ADJECTIVES:
+        return ""  # "creating a safe, inviting place" read up to the comma
     return " ".join(strip_articles(out)) if len(out) > 0 else ""
 
 

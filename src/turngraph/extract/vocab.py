@@ -50,6 +50,13 @@ ADVERBS = _set(
     "officially proudly all both someday eventually definitely technically especially "
     "mostly particularly"
 )
+# Adjectives that describe a noun and never stand for one: an object or phrase that ends on one
+# was cut short ("build a strong, supportive community" read up to "strong").
+ADJECTIVES = _set(
+    "safe strong supportive positive healthy happy warm cozy welcoming inviting special whole "
+    "different same perfect local quick long short old young big small little huge nice "
+    "beautiful amazing awesome cool great good new real true wonderful lovely gorgeous"
+)
 FREQUENCY = _set("always usually often sometimes normally generally typically regularly everyday")
 HEDGES = _set("maybe perhaps probably possibly might may apparently supposedly hopefully")
 HEDGE_PHRASES = (
