@@ -239,7 +239,18 @@ def split_clauses(words: list[str]) -> list[tuple[str, list[str]]]:
     merged: list[tuple[str, list[str]]] = []
     for lead, part in parts:
         # A comma-cut piece that opens no clause continues a list: "running, reading, or ...".
-        if merged and lead == "," and not _opens_clause(part, ",") and _is_list_item(part):
+        before = merged[-1][1] if merged else []
+        # "a safe, inviting place": a comma between two adjectives of one noun.
+        between_adjectives = (
+            len(before) >= 2
+            and before[-2].lower() in ("a", "an", "the")
+            and before[-1].lower() in v.ADJECTIVES
+        )
+        if (
+            merged
+            and lead == ","
+            and (between_adjectives or (not _opens_clause(part, ",") and _is_list_item(part)))
+        ):
             merged[-1] = (merged[-1][0], [*merged[-1][1], ",", *part])
         else:
             merged.append((lead, part))
