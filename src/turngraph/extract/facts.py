@@ -134,8 +134,8 @@ class ClauseFacts(TurnState):
                 for a in scratch.out.attributes
             ]
             claims += [f"{r.label.replace('_', ' ')} {r.object}" for r in scratch.out.relations]
-            if self._hedge_of(clause) != "conditional or reported":
-                # An event under "if" or "when" says little; a hedged or asked one says doubt.
+            if self._hedge_of(clause) != "reported":
+                # A hedged or asked event says doubt; a reported one keeps only its facts.
                 claims += [
                     f"{a.verb} {a.object or a.place or ''}".strip() for a in scratch.out.actions
                 ]
@@ -174,7 +174,7 @@ class ClauseFacts(TurnState):
         if clause.hedged:
             marker = next((w for w in clause.words if w.lower() in v.HEDGES), "")
             return f"hedged ({marker!r})" if marker else "hedged"
-        return "conditional or reported"
+        return "reported"
 
     def _pronoun_for(self, clause: Clause) -> str:
         return clause.name if clause.subject == "person" else self.pronoun

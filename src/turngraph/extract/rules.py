@@ -6,8 +6,8 @@ nothing) or a series of clauses (``clauses``). A clause yields facts about whom 
 the speaker ("I", "we", a dropped subject), a named person ("my brother Felix", "she" for
 the person last named in the session), never "you" except in an assistant's turn. How the
 clause was said decides what its facts become: stated (attributes, relations, actions with
-their time), negated (ends the value it names), hedged or conditional (an uncertainty),
-wished or planned without a date (a goal), habitual (a habit). The rules are split by job:
+their time), negated (ends the value it names), hedged or reported (an uncertainty),
+conditional (nothing), wished or planned without a date (a goal), habitual (a habit). The rules are split by job:
 ``patterns`` (set phrases), ``facts`` (a clause's verb), ``descriptions`` (copulas),
 ``keyed`` (facts with a canonical key); ``phrases`` reads noun phrases.
 """
@@ -290,6 +290,11 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
             self._kin_mentions(clause)
             if clause.subject == "imperative":
                 self._advice(clause)
+                continue
+            if conditional and not hedged:
+                # "for when I have kids", "if I get the job": a supposition, neither said
+                # as fact nor doubted; what depends on it is not recorded.
+                pending_time = None
                 continue
             self._clause(clause, hedged=hedged or conditional, time=pending_time)
             pending_time = None
