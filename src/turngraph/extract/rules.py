@@ -7,9 +7,10 @@ the speaker ("I", "we", a dropped subject), a named person ("my brother Felix", 
 the person last named in the session), never "you" except in an assistant's turn. How the
 clause was said decides what its facts become: stated (attributes, relations, actions with
 their time), negated (ends the value it names), hedged or reported (an uncertainty),
-conditional (nothing), wished or planned without a date (a goal), habitual (a habit). The rules are split by job:
-``patterns`` (set phrases), ``facts`` (a clause's verb), ``descriptions`` (copulas),
-``keyed`` (facts with a canonical key); ``phrases`` reads noun phrases.
+conditional (nothing), wished or planned without a date (a goal), habitual (a habit). The
+rules are split by job: ``patterns`` (set phrases), ``facts`` (a clause's verb),
+``descriptions`` (copulas), ``keyed`` (facts with a canonical key); ``phrases`` reads noun
+phrases.
 """
 
 from __future__ import annotations
