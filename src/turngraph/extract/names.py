@@ -51,6 +51,8 @@ _IS_MY = re.compile(r"^\s*(?:is|isn't|is not|was|'s)\s+(?:not\s+)?my\b")
 _PARTNER_BEFORE = re.compile(
     r"\b(dating|date|dated|married to|engaged to|marry|marrying|broke up with|in love with)\s*$"
 )
+# One word with a capital inside it, not after a name's prefix ("McKenzie", "LeBron", "DeKalb").
+_BRAND = re.compile(r"(?!Mc|Mac|De|Le|La|Di|Da|Du|Van|Von|O')[A-Z][a-z]+[A-Z][A-Za-z]*")
 _ORG_BEFORE = re.compile(
     r"\b(work(?:s|ed|ing)? (?:at|for)|joined|hired by|employed by|intern(?:ing)? at|job at)\s*$"
 )
@@ -241,6 +243,8 @@ def entity_type(name: str, sentence: str, start: int, end: int, people: set[str]
     modifier = re.match(r"^\s+([a-z]+)", after)  # "the LGBTQ community": names no place
     if modifier and modifier.group(1) in _PLACE_FOLLOWERS:
         modifier = None
+    if _BRAND.fullmatch(name):
+        return "organization"  # "MinaLima", "YouTube": a capital inside a word names a brand
     if _PLACE_BEFORE.search(before) and len(words) <= 3 and not modifier:
         return "place" if words[0] not in gz.FIRST_NAMES else "person"
     if words[0] in gz.FIRST_NAMES:

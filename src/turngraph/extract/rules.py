@@ -108,6 +108,10 @@ _GERUND_SUBJECT = re.compile(
     r"[A-Za-z]+ing\b[^,.;!?]{0,80}?\b(?:is|was|are|were|can be|has been|must be)\b",
     re.I,
 )
+# "it felt awesome to score ...": an infinitive said of no one in particular.
+_IT_IS_GOOD_TO = re.compile(
+    r"\bit(?:'s|\s+(?:is|was|felt|feels|seems|seemed))\s+(?:\w+\s+){0,2}?\w+\s+to\s+\w+", re.I
+)
 _MINE = re.compile(r"\b(?:my|our|me|I)\b", re.I)
 
 
@@ -259,6 +263,8 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
                 if not antecedent:
                     continue  # "people who've been through the same": about them, not us
                 clause.subject, clause.name = "person", antecedent
+            if clause.elided and lead == "and" and _IT_IS_GOOD_TO.search(" ".join(previous)):
+                continue  # "it felt awesome to score and have the crowd going wild": no one's
             if clause.elided and carried is not None and lead != ",":
                 clause.subject, clause.name = carried.subject, carried.name
                 clause.modal = clause.modal or carried.modal
