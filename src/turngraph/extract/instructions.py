@@ -34,6 +34,11 @@ _CUES = re.compile(
     r"could|would|will|you|" + "|".join(sorted(v.INSTRUCTION_VERBS)) + r")\b",
     re.I,
 )
+_STANDING = re.compile(
+    r"\b(from now on|going forward|in (?:the )?future|always|never|whenever|every time|"
+    r"each time|for the rest of)\b",
+    re.I,
+)
 _CALL_ME = re.compile(r"^(?:just\s+)?call me\s+([A-Za-z][\w'-]{0,30})\b", re.I)
 _NEGATIVE = re.compile(r"^(always|never|don't|do not|do n't|stop|avoid|no more|no)\s+(\w+)", re.I)
 _ONE_OFF = re.compile(r"^\w+\s+(?:this|that|these|the following)\b|\"", re.I)
@@ -61,14 +66,7 @@ def find_instruction(sentence: str) -> tuple[str, str, str | None] | None:
     lead = (m.group("lead") or "") if m else ""
     core = body[m.end() :] if m else body
     question = text.endswith("?")
-    standing = bool(
-        re.search(
-            r"\b(from now on|going forward|in (?:the )?future|always|never|whenever|every time|"
-            r"each time|for the rest of)\b",
-            body,
-            re.I,
-        )
-    )
+    standing = bool(_STANDING.search(body))
     if question and not standing:
         return None
     call = _CALL_ME.match(core)

@@ -112,6 +112,9 @@ _CAUSE = re.compile(r"(?<![\w'])'(?:cause|cuz|cos)\b", re.I)
 _LAUGH = re.compile(r"\s+\b(?:lol|lmao|lmfao|rofl|haha+|hehe+|jk|xd)\b", re.I)
 
 
+_HIGH = re.compile("[\u2001-\U0010ffff]")
+
+
 def _is_emoji(ch: str) -> bool:
     cat = unicodedata.category(ch)
     return cat == "So" or (cat == "Cn" and ord(ch) > 0x1F000) or 0x1F000 <= ord(ch) <= 0x1FAFF
@@ -129,7 +132,7 @@ def normalize(text: str) -> str:
         .replace("\u2014", " - ")
         .replace(" & ", " and ")
     )
-    if any(ord(ch) > 0x2000 for ch in text):
+    if _HIGH.search(text):
         text = "".join(
             ". " if _is_emoji(ch) else ("" if ch in "\ufe0f\u200d" else ch) for ch in text
         )
