@@ -43,7 +43,8 @@ _MEANS_A_LOT = re.compile(
     re.I,
 )
 _GERUND_PRAISE = re.compile(
-    r"^(?:\w+,\s*)?([a-z]+ing)(?: '?s| is| has been| was)? (?:really |so |such |just |always )?"
+    r"^(?:[^,]{0,60},\s*)?([a-z]+ing(?: up| out| around| outside| outdoors)?)"
+    r"(?: '?s| is| has been| was)? (?:really |so |such |just |always )?"
     r"(?:a |an |my )?(?:really |so |super )?(?:fun|great|awesome|amazing|relaxing|therapeutic|"
     r"rewarding|fulfilling|calming|soothing|my passion|my favorite|the best|a blast|a great way|"
     r"a fun way|a good way|a nice way|a wonderful way|a huge part of my life|my thing|my escape|"
@@ -51,7 +52,7 @@ _GERUND_PRAISE = re.compile(
     re.I,
 )
 _THING_PRAISE = re.compile(
-    r"^(?:\w+,\s*)?((?:my )?[A-Za-z]+(?: [a-z]+)?)(?: '?s| is| are| has always been|'s always "
+    r"^(?:[^,]{0,60},\s*)?((?:my )?[A-Za-z]+(?: [a-z]+)?)(?: '?s| is| are| has always been|'s always "
     r"been) (?:always |just |really |truly )?(?:a (?:huge|big) part of my life|(?:my|our) "
     r"(?:\w+ )?(?:haven|passion|therapy|escape|happy place|stress fix|stress relief|thing|jam|"
     r"muse|outlet|comfort|release|"
@@ -59,7 +60,7 @@ _THING_PRAISE = re.compile(
     re.I,
 )
 _IT_IS_GREAT = re.compile(
-    r"^(?:\w+,\s*)?it'?s (?:so |really |always |just |super )?(?:great|nice|fun|awesome|amazing|"
+    r"^(?:[^,]{0,40},\s*)?it(?:'?s|'s been| is| was| has been) (?:so |really |always |just |super )?(?:great|nice|fun|awesome|amazing|"
     r"wonderful|rewarding|fulfilling|relaxing) (?:to (\w+)|([a-z]+ing))\b ?(.{0,80})",
     re.I,
 )

@@ -136,12 +136,16 @@ def gerund(verb: str) -> str:
         return verb[:-2] + "ying"
     if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")):
         return verb[:-1] + "ing"
+    # "unplug" -> "unplugging": a short stem ending consonant-vowel-consonant doubles its last
+    # letter, after a prefix too.
+    stem = next((verb[len(p) :] for p in ("un", "re", "up", "out") if verb.startswith(p)), verb)
     if (
-        len(verb) >= 3
-        and verb[-1] not in "aeiouwxy"
-        and verb[-2] in "aeiou"
-        and verb[-3] not in "aeiou"
-        and len(verb) <= 4
+        len(stem) >= 3
+        and stem[-1] not in "aeiouwxy"
+        and stem[-2] in "aeiou"
+        and stem[-3] not in "aeiou"
+        and len(stem) <= 4
+        and not (len(stem) == 4 and stem[0] in "aeiou")  # "open", "edit": stress before
     ):
         return verb + verb[-1] + "ing"
     return verb + "ing"
