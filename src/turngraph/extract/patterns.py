@@ -52,16 +52,18 @@ _GERUND_PRAISE = re.compile(
     re.I,
 )
 _THING_PRAISE = re.compile(
-    r"^(?:[^,]{0,60},\s*)?((?:my )?[A-Za-z]+(?: [a-z]+)?)(?: '?s| is| are| has always been|'s always "
-    r"been) (?:always |just |really |truly )?(?:a (?:huge|big) part of my life|(?:my|our) "
+    r"^(?:[^,]{0,60},\s*)?((?:my )?[A-Za-z]+(?: [a-z]+)?)"
+    r"(?: '?s| is| are| has always been|'s always been) (?:always |just |really |truly )?"
+    r"(?:a (?:huge|big) part of my life|(?:my|our) "
     r"(?:\w+ )?(?:haven|passion|therapy|escape|happy place|stress fix|stress relief|thing|jam|"
     r"muse|outlet|comfort|release|"
     r"chill time|safe place|sanctuary)|therapy for me)\b",
     re.I,
 )
 _IT_IS_GREAT = re.compile(
-    r"^(?:[^,]{0,40},\s*)?it(?:'?s|'s been| is| was| has been) (?:so |really |always |just |super )?(?:great|nice|fun|awesome|amazing|"
-    r"wonderful|rewarding|fulfilling|relaxing) (?:to (\w+)|([a-z]+ing))\b ?(.{0,80})",
+    r"^(?:[^,]{0,40},\s*)?it(?:'?s|'s been| is| was| has been) "
+    r"(?:so |really |always |just |super )?(?:great|nice|fun|awesome|amazing|wonderful|"
+    r"rewarding|fulfilling|relaxing) (?:to (\w+)|([a-z]+ing))\b ?(.{0,80})",
     re.I,
 )
 _DREAM = re.compile(
