@@ -201,7 +201,20 @@ def test_greetings_and_sentence_capitals_are_not_entities() -> None:
 
 
 @pytest.mark.parametrize(
-    "unit", ["A", "A-", "I ", "Aa Bb ", "my sister ", "not ", "I'm a ", "1 ", "at Google and "]
+    "unit",
+    [
+        "A",
+        "A-",
+        "I ",
+        "Aa Bb ",
+        "my sister ",
+        "not ",
+        "I'm a ",
+        "1 ",
+        "at Google and ",
+        "x,",
+        "x, ",
+    ],
 )
 def test_hostile_text_of_100_kb_is_extracted_without_blowing_up(unit: str) -> None:
     # Work is linear in the text (every pattern is anchored or bounded); the benchmark

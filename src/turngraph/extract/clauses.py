@@ -249,9 +249,10 @@ def split_clauses(words: list[str]) -> list[tuple[str, list[str]]]:
         if (
             merged
             and lead == ","
+            and len(before) + len(part) < MAX_CLAUSE_TOKENS
             and (between_adjectives or (not _opens_clause(part, ",") and _is_list_item(part)))
         ):
-            merged[-1] = (merged[-1][0], [*merged[-1][1], ",", *part])
+            before += [",", *part]  # in place: a long list costs time in proportion
         else:
             merged.append((lead, part))
     return merged
