@@ -49,6 +49,7 @@ MULTI_VALUED = frozenset(
         "health",
         "education",
         "goals",
+        "values",
         "habits",
         "family",
         "learning",

@@ -54,6 +54,8 @@ SYNONYMS = {
     "language": "languages",
     "skill": "skills",
     "goal": "goals",
+    "value": "values",
+    "priorities": "values",
     "plan": "goals",
     "plans": "goals",
     "habit": "habits",

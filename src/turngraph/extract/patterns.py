@@ -60,6 +60,19 @@ _THING_PRAISE = re.compile(
     r"chill time|safe place|sanctuary)|therapy for me)\b",
     re.I,
 )
+_SUBJECT = r"^(?:[^,]{0,40},\s*)?((?:my )?[A-Za-z]+(?: [a-z]+){0,2})"
+# "Dancing brings me joy", "Turtles really bring me peace".
+_BRINGS_ME_JOY = re.compile(
+    _SUBJECT + r" (?:really |truly |always |just )?brings? me (?:so much |a lot of |such |real )?"
+    r"(?:joy|peace|happiness|comfort|calm)\b",
+    re.I,
+)
+# "Family time matters to me", "my health is so important to me": what the speaker values.
+_MATTERS_TO_ME = re.compile(
+    _SUBJECT + r" (?:really |truly |just )?(?:matters?|means? (?:so much|everything|the world)|"
+    r"(?:is|are) (?:so |really |very |super )?important) to me\b",
+    re.I,
+)
 _IT_IS_GREAT = re.compile(
     r"^(?:[^,]{0,40},\s*)?it(?:'?s|'s been| is| was| has been) "
     r"(?:so |really |always |just |super )?(?:great|nice|fun|awesome|amazing|wonderful|"
@@ -151,6 +164,24 @@ _STATUS_OF_KIN = {
     "fiance": "engaged",
     "fiancee": "engaged",
 }
+
+
+def _names_a_thing(phrase: str) -> bool:
+    """Whether a sentence's subject names something of its own ("dancing", "family time"),
+    not a pronoun or the listener's ("it", "your support")."""
+    first = _subject(phrase).split()[0]
+    return first not in v.PRONOUN_OBJECTS | v.SUBJECT_PRONOUNS and first not in ("your", "the")
+
+
+def _subject(phrase: str) -> str:
+    """ "Turtles really" -> "turtles", "my family" -> "family": the subject without the adverbs
+    before its verb or the speaker's possessive."""
+    words = phrase.lower().split()
+    while len(words) > 1 and words[0] in ("my", "and", "but", "so", "plus", "also", "honestly"):
+        words = words[1:]
+    while len(words) > 1 and words[-1] in v.ADVERBS:
+        words.pop()
+    return " ".join(words)
 
 
 class PatternRules(TurnState):
@@ -284,9 +315,16 @@ class PatternRules(TurnState):
                         f"{self.speaker} appreciates {' '.join(what)}",
                     )
                 )
-        m = _GERUND_PRAISE.match(sentence) or _THING_PRAISE.match(sentence)
-        if m and m.group(1).split()[0].lower() not in v.PRONOUN_OBJECTS | v.SUBJECT_PRONOUNS:
-            self.out.attribute(self._speaker(), "likes", m.group(1).lower())
+        m = (
+            _GERUND_PRAISE.match(sentence)
+            or _THING_PRAISE.match(sentence)
+            or _BRINGS_ME_JOY.match(sentence)
+        )
+        if m and _names_a_thing(m.group(1)):
+            self.out.attribute(self._speaker(), "likes", _subject(m.group(1)))
+        m = _MATTERS_TO_ME.match(sentence)
+        if m and _names_a_thing(m.group(1)):
+            self.out.attribute(self._speaker(), "values", _subject(m.group(1)))
         m = _IT_IS_GREAT.match(sentence)
         if m:
             doing = gerund(lemma(m.group(1).lower())) if m.group(1) else m.group(2).lower()
