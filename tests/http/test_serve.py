@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
+import textwrap
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -59,6 +61,13 @@ def cli(db: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
+def printed_example(text: str) -> str:
+    """The shell lines of the banner's example, exactly as printed (after "Try it ...:", before the
+    docs link), dedented."""
+    block = text.split("Try it", 1)[1].split(":\n", 1)[1].split("\nAPI docs:", 1)[0]
+    return textwrap.dedent(block).strip() + "\n"
+
+
 def test_first_start_prints_a_working_key_once(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     port = free_port()
@@ -67,16 +76,24 @@ def test_first_start_prints_a_working_key_once(tmp_path: Path) -> None:
         text = "".join(lines)
         key = re.search(r"^\s+(tg_\S+)$", text, re.M)
         assert key is not None, text
+        # The printed example, pasted into a shell as printed: every curl call succeeds.
+        script = printed_example(text)
+        assert script.count("curl ") == 2, script
+        done = subprocess.run(
+            ["bash", "-e", "-c", script], capture_output=True, text=True, timeout=60, check=False
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        written, answer = (json.loads(part) for part in _json_documents(done.stdout))
+        assert "sessionId" in written, written
+        assert "Acme" in answer["hits"][0]["text"]
+        # It wrote as its own speaker, in its own session: the memory's 'user' is untouched.
         auth = {"Authorization": f"Bearer {key.group(1)}"}
-        # The printed example works as printed.
-        r = httpx.post(
-            f"{base}/api/v1/default/facts", headers=auth, json={"text": "I work at Acme as CTO."}
-        )
-        assert r.status_code == 200
-        r = httpx.post(
-            f"{base}/api/v1/default/query", headers=auth, json={"query": "Where do I work?"}
-        )
-        assert "Acme" in r.json()["hits"][0]["text"]
+        turns = httpx.get(
+            f"{base}/api/v1/default/sessions/{written['sessionId']}/turns", headers=auth
+        ).json()
+        speaker = re.search(r'"speaker": "([^"]+)"', script)
+        assert speaker is not None, script
+        assert [t["speaker"] for t in turns["turns"]] == [speaker.group(1)], turns
         assert httpx.get(f"{base}/openapi.json").json()["info"]["title"] == "turngraph"
         assert httpx.get(f"{base}/docs").status_code == 200
     # A second start prints no key; a key made on the command line works at its tier.
@@ -108,3 +125,17 @@ def test_an_operator_key_is_adopted(tmp_path: Path) -> None:
             f"http://127.0.0.1:{port}/v1/whoami", headers={"Authorization": f"Bearer {chosen}"}
         )
         assert r.json()["principal"]["admin"] is True
+
+
+def _json_documents(text: str) -> list[str]:
+    """Consecutive JSON documents in ``text`` (curl prints one per call, no separator)."""
+    decoder = json.JSONDecoder()
+    out, i = [], 0
+    while i < len(text):
+        if text[i].isspace():
+            i += 1
+            continue
+        _, end = decoder.raw_decode(text, i)
+        out.append(text[i:end])
+        i = end
+    return out

@@ -35,13 +35,15 @@ turngraph: first start. Admin key (shown once; store it now):
 
     {shown}
 
-Try it:
+Try it (as the speaker "Sam", in a session of its own):
 
     export TURNGRAPH_KEY={export}
-    curl -s {url}/api/v1/{DEFAULT_MEMORY}/facts -H "Authorization: Bearer $TURNGRAPH_KEY" \\
-         -d '{{"text": "I work at Acme as CTO."}}'
-    curl -s {url}/api/v1/{DEFAULT_MEMORY}/query -H "Authorization: Bearer $TURNGRAPH_KEY" \\
-         -d '{{"query": "Where do I work?"}}'
+    curl -sS {url}/api/v1/{DEFAULT_MEMORY}/facts -H "Authorization: Bearer $TURNGRAPH_KEY" \\
+         -H "Content-Type: application/json" \\
+         -d '{{"text": "I work at Acme as CTO.", "speaker": "Sam"}}'
+    curl -sS {url}/api/v1/{DEFAULT_MEMORY}/query -H "Authorization: Bearer $TURNGRAPH_KEY" \\
+         -H "Content-Type: application/json" \\
+         -d '{{"query": "Where does Sam work?"}}'
 
 API docs: {url}/docs
 """
