@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 import turngraph
-from turngraph.errors import TurngraphError, ValidationError
+from turngraph.errors import ConflictError, TurngraphError, ValidationError
 from turngraph.memory import Memory
 from turngraph.models import Entity, Observation, WriteResult
 
@@ -120,7 +120,14 @@ def _say(args: argparse.Namespace, value: Any, text: str) -> None:
 def cmd_memories(args: argparse.Namespace) -> None:
     db = _db(args)
     if args.action == "create":
-        info = db.create_memory(args.name, visibility=args.visibility).info()
+        try:
+            info = db.create_memory(args.name, visibility=args.visibility).info()
+        except ConflictError:
+            if not args.exist_ok:
+                raise
+            info = db.memory(args.name).info()
+            _emit(args, info, lambda i: f"memory {i.name} exists ({i.visibility})")
+            return
         _emit(args, info, lambda i: f"created memory {i.name} ({i.visibility})")
     elif args.action == "delete":
         db.delete_memory(args.name)
@@ -481,6 +488,11 @@ def build_parser() -> argparse.ArgumentParser:
     a = action("create", "create a memory")
     a.add_argument("name")
     a.add_argument("--visibility", default="private", choices=["private", "organization"])
+    a.add_argument(
+        "--exist-ok",
+        action="store_true",
+        help="succeed when the memory already exists (for setup scripts that run again)",
+    )
     action("delete", "delete a memory and everything in it").add_argument("name")
 
     p = add("add", cmd_add, "add an observation")

@@ -12,7 +12,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from turngraph.access import Access, check_id
 from turngraph.config import Settings
-from turngraph.errors import ImmutableConfigError, NotFoundError, ValidationError
+from turngraph.errors import ConflictError, ImmutableConfigError, NotFoundError, ValidationError
 from turngraph.extract import extractor_from_settings
 from turngraph.extract.base import Extractor
 from turngraph.extract.rules import RuleExtractor
@@ -149,8 +149,15 @@ class Database:
         )
         return Memory(self.store, row, self.extractor)
 
-    def memory(self, name: str) -> Memory:
-        """The memory called ``name``; NotFoundError if there is none."""
+    def memory(self, name: str, *, create: bool = False) -> Memory:
+        """The memory called ``name``; NotFoundError if there is none, unless ``create``:
+        then a missing memory is created (private, default retrieval), so code that sets up
+        its memory can run any number of times."""
+        if create:
+            try:
+                return self.create_memory(name)
+            except ConflictError:
+                pass  # it exists (perhaps created a moment ago by another process)
         return Memory(self.store, self._row(name), self.extractor)
 
     def _row(self, name: str) -> MemoryRow:

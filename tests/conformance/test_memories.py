@@ -23,6 +23,16 @@ def test_memories_are_created_listed_and_looked_up(db: turngraph.Database) -> No
         db.memory("initech")
 
 
+def test_get_or_create_runs_twice(db: turngraph.Database) -> None:
+    first = db.memory("acme", create=True)
+    first.add_observation(title="Plan", content="kept", entities=[entity("Alice")])
+    again = db.memory("acme", create=True)
+    assert again.get_entity("Alice").name == "Alice"
+    assert [m.name for m in db.list_memories()] == ["acme"]
+    with pytest.raises(turngraph.ValidationError, match="invalid memory name"):
+        db.memory("has space", create=True)
+
+
 @pytest.mark.parametrize("name", ["", "has space", "-dash-first", "x" * 65, "a/b", "é"])
 def test_invalid_memory_names_are_rejected(db: turngraph.Database, name: str) -> None:
     with pytest.raises(turngraph.ValidationError, match="invalid memory name"):

@@ -142,3 +142,16 @@ def test_the_console_script_and_the_demo_run(tmp_path: Path) -> None:
     )
     assert failed.returncode == 1
     assert failed.stderr == "turngraph: error: no memory named 'missing'\n"
+
+
+def test_memories_create_exist_ok_runs_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "cli.db"
+    assert run(capsys, db, "memories", "create", "acme", "--exist-ok")[0] == 0
+    code, out, err = run(capsys, db, "memories", "create", "acme", "--exist-ok")
+    assert (code, err) == (0, "")
+    assert "acme" in out
+    code, _, err = run(capsys, db, "memories", "create", "acme")
+    assert code == 1
+    assert "already exists" in err
