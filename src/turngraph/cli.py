@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 import turngraph
-from turngraph.errors import ConflictError, TurngraphError, ValidationError
+from turngraph.errors import ConflictError, NotFoundError, TurngraphError, ValidationError
 from turngraph.memory import Memory
 from turngraph.models import Entity, Observation, WriteResult
 
@@ -381,10 +381,17 @@ def cmd_serve(args: argparse.Namespace) -> None:
 
 
 def cmd_mcp(args: argparse.Namespace) -> None:
-    from turngraph.mcp_server import build_server
+    from turngraph.mcp_server import build_server, refuse_stdio
 
     logging.getLogger("mcp").setLevel(logging.WARNING)
-    memory = _db(args).memory(args.memory)
+    try:
+        memory = _db(args).memory(args.memory, create=args.create)
+    except TurngraphError as exc:
+        if isinstance(exc, NotFoundError) and "memory" in exc.fields:
+            exc.message += " (add --create to create it)"
+        if not sys.stdin.isatty():  # an MCP client: it shows a JSON-RPC error, not stderr
+            refuse_stdio(f"turngraph mcp could not start: {exc}", sys.stdin, sys.stdout)
+        raise
     build_server(memory, args.tier).run("stdio")
 
 
@@ -564,6 +571,9 @@ def build_parser() -> argparse.ArgumentParser:
         default="read_write",
         choices=["read", "read_write", "full"],
         help="what the tools may do (default read_write: additive only)",
+    )
+    p.add_argument(
+        "--create", action="store_true", help="create the memory if it does not exist yet"
     )
 
     action = actions(add("keys", cmd_keys, "create, list or revoke API keys"))

@@ -11,10 +11,11 @@ carrying the same messages as the HTTP API.
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from contextvars import ContextVar
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TextIO, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -471,10 +472,11 @@ class Gateway:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request = Request(scope)
+        request = Request(scope, receive)
         bound = await run_in_threadpool(self._bind, request)
-        if isinstance(bound, JSONResponse):
-            await bound(scope, receive, send)
+        if isinstance(bound, _Refusal):
+            response = await _jsonrpc_error(request, bound)
+            await response(scope, receive, send)
             return
         token = _REQUEST.set(bound)
         try:
@@ -482,31 +484,96 @@ class Gateway:
         finally:
             _REQUEST.reset(token)
 
-    def _bind(self, request: Request) -> tuple[Memory, Tier] | JSONResponse:
+    def _bind(self, request: Request) -> tuple[Memory, Tier] | _Refusal:
         db = self.database()
         header = request.headers.get("authorization", "")
         scheme, _, key = header.partition(" ")
         caller = db.access.authenticate(key.strip() if scheme.lower() == "bearer" else None)
         if caller is None:
-            return JSONResponse({"message": "a valid API key is required"}, status_code=401)
+            return _Refusal(401, "a valid API key is required: send 'Authorization: Bearer <key>'")
         name = request.headers.get("x-turngraph-memory") or request.query_params.get("memory")
         if name is None:
+            if caller.principal.admin:
+                names = [m.name for m in db.store.list_memories()]
+                return _Refusal(
+                    400,
+                    "say which memory: an admin key reaches every memory; send the header "
+                    f"'X-Turngraph-Memory: NAME' (or ?memory=NAME) with one of: "
+                    f"{_names(names)}",
+                )
             reachable = [g.memory for g in db.access.list_grants(caller.principal.id)]
-            if len(reachable) != 1:
-                return JSONResponse(
-                    {
-                        "message": "say which memory: this key reaches "
-                        f"{len(reachable)} (send X-Turngraph-Memory)"
-                    },
-                    status_code=400,
+            if not reachable:
+                return _Refusal(
+                    403,
+                    f"this key's principal {caller.principal.id!r} is connected to no memory; "
+                    f"an admin connects it with: turngraph grant {caller.principal.id} MEMORY",
+                )
+            if len(reachable) > 1:
+                return _Refusal(
+                    400,
+                    f"say which memory: this key reaches {len(reachable)} memories; send the "
+                    f"header 'X-Turngraph-Memory: NAME' with one of: {_names(reachable)}",
                 )
             name = reachable[0]
         row = db.store.get_memory(name)
         if row is None:
-            return JSONResponse({"message": f"no memory named {name!r}"}, status_code=404)
+            return _Refusal(404, f"no memory named {name!r}")
         tier = caller.tier_on(db.store, row)
         if tier is None:
-            return JSONResponse(
-                {"message": f"this key has no connection to memory {name!r}"}, status_code=403
-            )
+            return _Refusal(403, f"this key has no connection to memory {name!r}")
         return db.memory(name), tier
+
+
+class _Refusal:
+    """Why ``/mcp`` turned a request away before any MCP exchange, with its HTTP status."""
+
+    def __init__(self, status: int, message: str) -> None:
+        self.status = status
+        self.message = message
+
+
+def _names(names: list[str]) -> str:
+    shown = ", ".join(sorted(names)[:10]) or "(none yet)"
+    return shown + (f" and {len(names) - 10} more" if len(names) > 10 else "")
+
+
+# JSON-RPC error codes: the reserved "invalid request" and a server-defined one for auth.
+_INVALID_REQUEST = -32600
+_UNAUTHORIZED = -32001
+
+
+async def _jsonrpc_error(request: Request, refusal: _Refusal) -> JSONResponse:
+    """A refusal as a JSON-RPC error (which MCP clients show) answering the request's id; the
+    body also carries ``message`` like every other error of the server."""
+    request_id: Any = None
+    if request.method == "POST":
+        try:
+            payload = json.loads(await request.body())
+        except ValueError:
+            payload = None
+        if isinstance(payload, dict) and isinstance(payload.get("id"), str | int):
+            request_id = payload["id"]
+    code = _UNAUTHORIZED if refusal.status in (401, 403) else _INVALID_REQUEST
+    body = {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "error": {"code": code, "message": refusal.message},
+        "message": refusal.message,
+    }
+    return JSONResponse(body, status_code=refusal.status)
+
+
+def refuse_stdio(message: str, stdin: TextIO, stdout: TextIO) -> None:
+    """Answer every request on an MCP stdio connection with ``message`` as a JSON-RPC error,
+    until the client hangs up: how a server that could not start says why (a client shows
+    the error; an exit alone reads as "connection closed")."""
+    for line in stdin:
+        try:
+            request = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(request, dict) or "id" not in request or "method" not in request:
+            continue  # a notification or a response: nothing to answer
+        error = {"code": _INVALID_REQUEST, "message": message}
+        stdout.write(json.dumps({"jsonrpc": "2.0", "id": request["id"], "error": error}) + "\n")
+        stdout.flush()

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 import turngraph
@@ -198,6 +199,36 @@ def test_stdio_round_trip(tmp_path: Path) -> None:
         assert db.memory("notes").recall("Wanderer").hits
 
 
+def test_stdio_on_a_fresh_database_says_why_and_creates_when_asked(tmp_path: Path) -> None:
+    path = tmp_path / "fresh.db"
+
+    def params(*extra: str) -> StdioServerParameters:
+        args = ["-m", "turngraph.cli", "mcp", "--db", str(path), "--memory", "default"]
+        return StdioServerParameters(
+            command=sys.executable, args=[*args, *extra], env=dict(os.environ)
+        )
+
+    async def refused_start() -> str:
+        try:
+            async with Client(params()) as c:
+                await c.list_tools()
+        except (MCPError, BaseExceptionGroup) as exc:
+            return _mcp_error(exc)
+        raise AssertionError("the server started without its memory")
+
+    message = asyncio.run(refused_start())
+    assert "no memory named 'default'" in message
+    assert "--create" in message
+
+    async def created() -> None:
+        async with Client(params("--create")) as c:
+            await call(c, "remember", text="The boat is called Wanderer.", speaker="Sam")
+
+    asyncio.run(created())
+    with turngraph.open(path) as db:
+        assert db.memory("default").recall("Wanderer").hits
+
+
 def test_streamable_http_with_keys_and_tiers(server: Running) -> None:
     server.db.create_memory("mcp-notes")
     reader = server.principal("mcp-reader")
@@ -233,6 +264,49 @@ def test_streamable_http_with_keys_and_tiers(server: Running) -> None:
         )
         assert r.status_code == 400  # the admin reaches every memory: it must say which
         assert "X-Turngraph-Memory" in r.json()["message"]
+
+
+def _client_error(url: str, **headers: str) -> str:
+    """What the official MCP client reports when it cannot connect."""
+
+    async def run() -> str:
+        http = httpx2.AsyncClient(headers=headers)
+        try:
+            async with Client(streamable_http_client(url, http_client=http)) as c:
+                await c.list_tools()
+        except (MCPError, BaseExceptionGroup) as exc:
+            return _mcp_error(exc)
+        raise AssertionError("the client connected")
+
+    return asyncio.run(run())
+
+
+def _mcp_error(exc: BaseException) -> str:
+    """The message of the MCPError the client raised (the SDK may wrap it in a group)."""
+    if isinstance(exc, MCPError):
+        return str(exc)
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = _mcp_error(inner)
+            if found:
+                return found
+        return ""
+    raise exc
+
+
+def test_http_refusals_reach_the_official_client_as_readable_errors(server: Running) -> None:
+    server.db.create_memory("mcp-a")
+    server.db.create_memory("mcp-b")
+    url = f"{server.url}/mcp"
+    admin = {"Authorization": f"Bearer {server.admin_key}"}
+    message = _client_error(url, **admin)
+    assert "send the header 'X-Turngraph-Memory: NAME'" in message
+    assert "mcp-a" in message
+    assert "a valid API key is required" in _client_error(url, Authorization="Bearer tg_nope")
+    lonely = server.principal("mcp-lonely")
+    message = _client_error(url, Authorization=f"Bearer {lonely}")
+    assert "turngraph grant mcp-lonely MEMORY" in message
+    assert "no memory named 'nope'" in _client_error(url, **admin, **{"X-Turngraph-Memory": "nope"})
 
 
 def test_a_result_over_the_limit_is_refused_or_cut(
