@@ -6,9 +6,11 @@ Errors print as one line on stderr and exit with status 1 (2 for usage errors).
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import logging
 import os
+import socket
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -43,12 +45,22 @@ def _read_text(value: str) -> str:
         raise ValidationError(f"cannot read {value}: {exc.strerror}", field="file") from None
 
 
-def _db(args: argparse.Namespace) -> turngraph.Database:
+def _db(args: argparse.Namespace, *, read_only: bool = False) -> turngraph.Database:
+    """The database of ``--db``. A command that only reads never creates the file."""
+    if read_only:
+        text = str(args.db)
+        path = Path(text.removeprefix("sqlite:///"))
+        if "://" not in text.removeprefix("sqlite:///") and not path.exists():
+            raise NotFoundError(
+                f"no database at {path}: nothing to read yet (create a memory first: "
+                "turngraph memories create NAME)",
+                field="db",
+            )
     return turngraph.open(args.db)
 
 
-def _memory(args: argparse.Namespace) -> Memory:
-    return _db(args).memory(args.memory)
+def _memory(args: argparse.Namespace, *, read_only: bool = False) -> Memory:
+    return _db(args, read_only=read_only).memory(args.memory)
 
 
 # -- rendering ---------------------------------------------------------------------------------
@@ -118,7 +130,7 @@ def _say(args: argparse.Namespace, value: Any, text: str) -> None:
 
 
 def cmd_memories(args: argparse.Namespace) -> None:
-    db = _db(args)
+    db = _db(args, read_only=args.action in (None, "list"))
     if args.action == "create":
         try:
             info = db.create_memory(args.name, visibility=args.visibility).info()
@@ -178,15 +190,22 @@ def cmd_add(args: argparse.Namespace) -> None:
 
 
 def cmd_show(args: argparse.Namespace) -> None:
-    _emit(args, _memory(args).get_observation(args.slug), _render_observation)
+    mem = _memory(args, read_only=True)
+    _emit(args, mem.get_observation(mem.resolve_slug(args.slug)), _render_observation)
 
 
 def cmd_entities(args: argparse.Namespace) -> None:
-    mem = _memory(args)
+    mem = _memory(args, read_only=True)
     if args.name:
+        if args.type is not None or args.limit is not None:
+            raise ValidationError(
+                "--type and --limit narrow the list of entities; leave them out to show "
+                f"{args.name!r}",
+                field="type" if args.type is not None else "limit",
+            )
         _emit(args, mem.get_entity(args.name), _render_entity)
         return
-    rows = mem.list_entities(args.type, limit=args.limit)
+    rows = mem.list_entities(args.type, limit=100 if args.limit is None else args.limit)
     _emit(
         args,
         rows,
@@ -198,7 +217,8 @@ def cmd_entities(args: argparse.Namespace) -> None:
 
 
 def cmd_delete(args: argparse.Namespace) -> None:
-    res = _memory(args).delete_observation(args.slug)
+    mem = _memory(args)
+    res = mem.delete_observation(mem.resolve_slug(args.slug))
 
     def text(r: Any) -> str:
         lines = [f"deleted {r.observation.slug}"]
@@ -210,7 +230,7 @@ def cmd_delete(args: argparse.Namespace) -> None:
 
 
 def cmd_files(args: argparse.Namespace) -> None:
-    mem = _memory(args)
+    mem = _memory(args, read_only=args.action in (None, "list", "get"))
     if args.action == "put":
         data = Path(args.local).read_bytes() if args.local != "-" else sys.stdin.buffer.read()
         f = mem.put_file(
@@ -247,7 +267,7 @@ def cmd_files(args: argparse.Namespace) -> None:
 
 
 def cmd_consolidate(args: argparse.Namespace) -> None:
-    mem = _memory(args)
+    mem = _memory(args, read_only=args.action == "list")
 
     def text(ps: Any) -> str:
         return (
@@ -371,13 +391,39 @@ def cmd_serve(args: argparse.Namespace) -> None:
 
     logging.getLogger("mcp").setLevel(logging.WARNING)  # the SDK's per-session notices
     settings = ServerSettings.load(host=args.host, port=args.port, db=args.db)
-    with turngraph.open(settings.db, settings=settings.core()) as db:
+    sock = _listen(settings.host, settings.port)  # before anything is printed or created
+    with sock, turngraph.open(settings.db, settings=settings.core()) as db:
         key = first_start(db, settings)
         if key is not None:
             print(banner(key, settings), flush=True)
         app = create_app(settings, db=db)
         print(f"turngraph: serving {settings.db} on http://{settings.host}:{settings.port}")
-        uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning")
+        config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning")
+        uvicorn.Server(config).run(sockets=[sock])
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port``; a clear error when another process holds it."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as exc:
+        raise ValidationError(f"cannot listen on {host!r}: {exc.strerror}", field="host") from None
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise ValidationError(
+                f"address already in use: {host}:{port} (another server is listening there; "
+                "stop it or choose another --port)",
+                field="port",
+            ) from None
+        raise ValidationError(
+            f"cannot listen on {host}:{port}: {exc.strerror}", field="port"
+        ) from None
+    return sock
 
 
 def cmd_mcp(args: argparse.Namespace) -> None:
@@ -396,7 +442,7 @@ def cmd_mcp(args: argparse.Namespace) -> None:
 
 
 def cmd_keys(args: argparse.Namespace) -> None:
-    db = _db(args)
+    db = _db(args, read_only=args.action in (None, "list"))
     access = db.access
     if args.action == "create":
         if db.store.get_principal(args.principal) is None:
@@ -406,7 +452,7 @@ def cmd_keys(args: argparse.Namespace) -> None:
         row, key = access.create_key(args.principal, name=args.name)
         _say(args, {"id": row.id, "principal": row.principal_id, "key": key}, key)
     elif args.action == "revoke":
-        row = access.revoke_key(args.key_id)
+        row = access.revoke_key(_key_id(access.list_keys(), args.key_id))
         _say(args, {"id": row.id, "revoked": True}, f"revoked {row.id}")
     else:
         rows = access.list_keys(args.principal)
@@ -420,11 +466,38 @@ def cmd_keys(args: argparse.Namespace) -> None:
             }
             for k in rows
         ]
-        lines = [
-            f"{k['id']}  {k['principal']}  {k['name']}" + ("  (revoked)" if k["revoked"] else "")
-            for k in out
+        if not out:
+            _say(args, out, "no keys: turngraph keys create PRINCIPAL")
+            return
+        table = [["ID", "PRINCIPAL", "NAME", "CREATED", "STATUS"]] + [
+            [
+                k.id,
+                k.principal_id,
+                k.name,
+                k.created_at.isoformat(timespec="seconds"),
+                "revoked" if k.revoked_at is not None else "active",
+            ]
+            for k in rows
         ]
-        _say(args, out, "\n".join(lines) or "no keys")
+        widths = [max(len(r[i]) for r in table) for i in range(4)]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(r, [*widths, 0], strict=True)) for r in table]
+        _say(args, out, "\n".join(line.rstrip() for line in lines))
+
+
+def _key_id(rows: Sequence[Any], given: str) -> str:
+    """A key id from the id or a prefix only it starts with."""
+    ids: list[str] = [str(k.id) for k in rows]
+    if given in ids:
+        return given
+    found = [i for i in ids if i.startswith(given)]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise NotFoundError(f"no key {given!r}", key=given)
+    raise ValidationError(
+        f"{given!r} starts several key ids ({', '.join(found[:5])}); give more of it",
+        field="key_id",
+    )
 
 
 def cmd_grant(args: argparse.Namespace) -> None:
@@ -450,67 +523,121 @@ def cmd_grant(args: argparse.Namespace) -> None:
 
 # -- parser ------------------------------------------------------------------------------------
 
+COMMON_HELP = {
+    "db": "database path or sqlite:///PATH (default ./turngraph.db, or TURNGRAPH_DB)",
+    "memory": "memory name (default 'default', or TURNGRAPH_MEMORY)",
+    "json": "print JSON for scripts",
+}
 
-def _common(*, nested: bool) -> argparse.ArgumentParser:
-    """--db, --memory and --json; a nested copy leaves values given at the outer level alone."""
-    keep = argparse.SUPPRESS if nested else None
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "--db",
-        default=keep or os.environ.get("TURNGRAPH_DB", "./turngraph.db"),
-        help="database path or sqlite:///PATH (default ./turngraph.db)",
+
+def _global_flags(parser: argparse.ArgumentParser) -> None:
+    """--db, --memory and --json before the command, with their defaults."""
+    parser.add_argument(
+        "--db", default=os.environ.get("TURNGRAPH_DB", "./turngraph.db"), help=COMMON_HELP["db"]
     )
-    common.add_argument(
+    parser.add_argument(
         "--memory",
-        default=keep or os.environ.get("TURNGRAPH_MEMORY", "default"),
-        help="memory name (default: 'default')",
+        default=os.environ.get("TURNGRAPH_MEMORY", "default"),
+        help=COMMON_HELP["memory"],
     )
-    common.add_argument(
-        "--json", action="store_true", default=keep or False, help="print JSON for scripts"
-    )
+    parser.add_argument("--json", action="store_true", help=COMMON_HELP["json"])
+
+
+def _common(flags: str) -> argparse.ArgumentParser:
+    """The global flags a command uses (``flags``: some of "db memory json"), accepted after
+    it too; they leave a value given before the command alone."""
+    common = argparse.ArgumentParser(add_help=False)
+    for flag in flags.split():
+        kind: dict[str, Any] = {"action": "store_true"} if flag == "json" else {}
+        common.add_argument(f"--{flag}", default=argparse.SUPPRESS, help=COMMON_HELP[flag], **kind)
     return common
 
 
 def build_parser() -> argparse.ArgumentParser:
-    common, nested = _common(nested=False), _common(nested=True)
-    parser = argparse.ArgumentParser(prog="turngraph", description="Memory for agents.")
+    parser = argparse.ArgumentParser(
+        prog="turngraph",
+        description="Memory for agents.",
+        epilog="example:\n  turngraph --memory acme entities\n  turngraph serve --port 8765",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=turngraph.__version__)
+    _global_flags(parser)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def add(name: str, handler: Handler, help: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, parents=[common], help=help, description=help)
-        p.set_defaults(handler=handler, action=None)
+    def add(
+        name: str, handler: Handler, help: str, example: str, flags: str = "db memory json"
+    ) -> argparse.ArgumentParser:
+        p = sub.add_parser(
+            name,
+            parents=[_common(flags)],
+            help=help,
+            description=help,
+            epilog="example:\n  " + example.replace("\n", "\n  "),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        p.set_defaults(handler=handler, action=None, flags=flags)
         return p
 
-    def actions(p: argparse.ArgumentParser) -> Callable[[str, str], argparse.ArgumentParser]:
+    def actions(
+        p: argparse.ArgumentParser, flags: str
+    ) -> Callable[[str, str, str], argparse.ArgumentParser]:
         inner = p.add_subparsers(dest="action", metavar="ACTION")
 
-        def action(name: str, help: str) -> argparse.ArgumentParser:
-            return inner.add_parser(name, parents=[nested], help=help, description=help)
+        def action(name: str, help: str, example: str) -> argparse.ArgumentParser:
+            return inner.add_parser(
+                name,
+                parents=[_common(flags)],
+                help=help,
+                description=help,
+                epilog="example:\n  " + example,
+                formatter_class=argparse.RawDescriptionHelpFormatter,
+            )
 
         return action
 
-    action = actions(add("memories", cmd_memories, "list, create or delete memories"))
-    action("list", "list memories")
-    a = action("create", "create a memory")
-    a.add_argument("name")
-    a.add_argument("--visibility", default="private", choices=["private", "organization"])
+    p = add(
+        "memories",
+        cmd_memories,
+        "list, create or delete memories",
+        "turngraph memories create acme --exist-ok",
+        "db json",
+    )
+    action = actions(p, "db json")
+    action("list", "list memories", "turngraph memories list")
+    a = action("create", "create a memory", "turngraph memories create acme --exist-ok")
+    a.add_argument("name", help="the new memory's name, e.g. acme")
+    a.add_argument(
+        "--visibility",
+        default="private",
+        choices=["private", "organization"],
+        help="who may read it: its connections only (private, default) or its organization",
+    )
     a.add_argument(
         "--exist-ok",
         action="store_true",
         help="succeed when the memory already exists (for setup scripts that run again)",
     )
-    action("delete", "delete a memory and everything in it").add_argument("name")
+    action(
+        "delete", "delete a memory and everything in it", "turngraph memories delete acme"
+    ).add_argument("name", help="the memory to delete")
 
-    p = add("add", cmd_add, "add an observation")
-    p.add_argument("--title")
-    p.add_argument("--content")
+    p = add(
+        "add",
+        cmd_add,
+        "add an observation",
+        'turngraph add --memory acme --title Kickoff --content "Alice ran it." \\\n'
+        '    --entity \'{"name": "Alice", "type": "person", "description": "Head of Platform"}\'',
+    )
+    p.add_argument("--title", help="the observation's title (its slug is made from it)")
+    p.add_argument("--content", help="the observation's text")
     p.add_argument("--content-file", help="read content from a file ('-' for stdin)")
-    p.add_argument("--category")
-    p.add_argument("--tag", action="append")
-    p.add_argument("--source")
-    p.add_argument("--observed-at", dest="observed_at")
-    p.add_argument("--confidence", type=float)
+    p.add_argument("--category", help="a category, e.g. meeting (default: note)")
+    p.add_argument("--tag", action="append", help="a tag; repeat for several")
+    p.add_argument("--source", help="where it came from, e.g. a URL")
+    p.add_argument(
+        "--observed-at", dest="observed_at", help="when it was observed (ISO 8601; default now)"
+    )
+    p.add_argument("--confidence", type=float, help="how sure, from 0 to 1")
     p.add_argument(
         "--entity", action="append", help='JSON: {"name": ..., "type": ..., "description": ...}'
     )
@@ -518,54 +645,118 @@ def build_parser() -> argparse.ArgumentParser:
         "--relationship", action="append", help='JSON: {"source": ..., "type": ..., "target": ...}'
     )
     p.add_argument("--file", action="append", help="appendix file path to reference")
-    p.add_argument("--idempotency-key", dest="idempotency_key")
+    p.add_argument(
+        "--idempotency-key", dest="idempotency_key", help="a retry with this key writes once"
+    )
     p.add_argument("--from-json", help="read the whole request from a JSON file ('-': stdin)")
 
-    p = add("show", cmd_show, "show an observation in full")
-    p.add_argument("slug")
+    p = add("show", cmd_show, "show an observation in full", "turngraph show --memory acme kick")
+    p.add_argument("slug", help="the observation's slug, or a prefix only it starts with")
 
-    p = add("entities", cmd_entities, "list entities, or show one")
-    p.add_argument("name", nargs="?")
-    p.add_argument("--type")
-    p.add_argument("--limit", type=int, default=100)
+    p = add(
+        "entities",
+        cmd_entities,
+        "list entities, or show one",
+        "turngraph entities --memory acme --type person\nturngraph entities --memory acme Alice",
+    )
+    p.add_argument("name", nargs="?", help="show this entity (any of its names)")
+    p.add_argument("--type", help="list only entities of this type, e.g. person")
+    p.add_argument("--limit", type=int, help="list at most this many (default 100)")
 
-    p = add("delete", cmd_delete, "delete an observation and prune what only it backed")
-    p.add_argument("slug")
+    p = add(
+        "delete",
+        cmd_delete,
+        "delete an observation and prune what only it backed",
+        "turngraph delete --memory acme kickoff",
+    )
+    p.add_argument("slug", help="the observation's slug, or a prefix only it starts with")
 
-    p = add("files", cmd_files, "list, store, read or delete appendix files")
+    p = add(
+        "files",
+        cmd_files,
+        "list, store, read or delete appendix files",
+        'turngraph files put --memory acme notes/a.md ./a.md --description "Raw notes"',
+    )
     p.set_defaults(path=None)
-    action = actions(p)
-    action("list", "list files, optionally under a folder").add_argument("path", nargs="?")
-    a = action("put", "store a local file (or '-' for stdin) under PATH")
-    a.add_argument("path")
-    a.add_argument("local")
-    a.add_argument("--description", required=True)
-    a.add_argument("--created-by", dest="created_by")
-    a.add_argument("--content-type", dest="content_type")
-    a.add_argument("--overwrite", action="store_true")
-    a = action("get", "write a file to LOCAL (default: stdout)")
-    a.add_argument("path")
-    a.add_argument("local", nargs="?")
-    action("delete", "delete a file no observation references").add_argument("path")
+    action = actions(p, "db memory json")
+    action(
+        "list", "list files, optionally under a folder", "turngraph files list --memory acme notes"
+    ).add_argument("path", nargs="?", help="a folder, e.g. notes")
+    a = action(
+        "put",
+        "store a local file (or '-' for stdin) under PATH",
+        'turngraph files put --memory acme notes/a.md ./a.md --description "Raw notes"',
+    )
+    a.add_argument("path", help="where to store it in the memory, e.g. notes/a.md")
+    a.add_argument("local", help="the local file to read ('-' for stdin)")
+    a.add_argument("--description", required=True, help="what the file is")
+    a.add_argument("--created-by", dest="created_by", help="who made it (default $USER)")
+    a.add_argument("--content-type", dest="content_type", help="MIME type (default: guessed)")
+    a.add_argument("--overwrite", action="store_true", help="replace a file already there")
+    a = action(
+        "get", "write a file to LOCAL (default: stdout)", "turngraph files get notes/a.md ./a.md"
+    )
+    a.add_argument("path", help="the file's path in the memory")
+    a.add_argument("local", nargs="?", help="where to write it (default: stdout)")
+    action(
+        "delete",
+        "delete a file no observation references",
+        "turngraph files delete --memory acme notes/a.md",
+    ).add_argument("path", help="the file's path in the memory")
 
-    action = actions(add("consolidate", cmd_consolidate, "propose, list, accept or reject merges"))
-    action("run", "propose merges of entities recorded under variant names")
-    a = action("list", "list proposals")
+    p = add(
+        "consolidate",
+        cmd_consolidate,
+        "propose, list, accept or reject merges",
+        "turngraph consolidate --memory acme\nturngraph consolidate accept 3 --memory acme",
+    )
+    action = actions(p, "db memory json")
+    action(
+        "run",
+        "propose merges of entities recorded under variant names",
+        "turngraph consolidate run --memory acme",
+    )
+    a = action("list", "list proposals", "turngraph consolidate list --status all")
     a.add_argument(
-        "--status", default="open", choices=["open", "accepted", "rejected", "obsolete", "all"]
+        "--status",
+        default="open",
+        choices=["open", "accepted", "rejected", "obsolete", "all"],
+        help="which proposals (default open)",
     )
-    action("accept", "merge a proposal's duplicate into its canonical entity").add_argument(
-        "id", type=int
+    action(
+        "accept",
+        "merge a proposal's duplicate into its canonical entity",
+        "turngraph consolidate accept 3",
+    ).add_argument("id", type=int, help="the proposal's number")
+    action("reject", "reject a proposal for good", "turngraph consolidate reject 3").add_argument(
+        "id", type=int, help="the proposal's number"
     )
-    action("reject", "reject a proposal for good").add_argument("id", type=int)
 
-    add("demo", cmd_demo, "write a few observations, show the graph, delete one")
+    add(
+        "demo",
+        cmd_demo,
+        "write a few observations, show the graph, delete one",
+        "turngraph demo --db /tmp/demo.db",
+        "db memory",
+    )
 
-    p = add("serve", cmd_serve, "run the HTTP server (memory API, graph API, admin)")
-    p.add_argument("--host", default=None, help="default 127.0.0.1 (TURNGRAPH_HOST)")
-    p.add_argument("--port", type=int, default=None, help="default 8765 (TURNGRAPH_PORT)")
+    p = add(
+        "serve",
+        cmd_serve,
+        "run the HTTP server (memory API, graph API, admin)",
+        "turngraph serve --db ./turngraph.db --port 8765",
+        "db",
+    )
+    p.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=None, help="port (default 8765, TURNGRAPH_PORT)")
 
-    p = add("mcp", cmd_mcp, "serve one memory as MCP tools over stdio")
+    p = add(
+        "mcp",
+        cmd_mcp,
+        "serve one memory as MCP tools over stdio",
+        "turngraph mcp --db ./turngraph.db --memory default --create",
+        "db memory",
+    )
     p.add_argument(
         "--tier",
         default="read_write",
@@ -576,27 +767,68 @@ def build_parser() -> argparse.ArgumentParser:
         "--create", action="store_true", help="create the memory if it does not exist yet"
     )
 
-    action = actions(add("keys", cmd_keys, "create, list or revoke API keys"))
-    a = action("create", "create a key for a principal (created if new); prints it once")
-    a.add_argument("principal")
-    a.add_argument("--name", default="default")
-    a.add_argument("--org", default="default", help="the new principal's organization")
-    a.add_argument("--kind", default="agent", choices=["agent", "human", "service"])
-    a.add_argument("--admin", action="store_true", help="the new principal is an admin")
-    action("list", "list keys (never the keys themselves)").add_argument(
-        "--principal", default=None
+    p = add(
+        "keys",
+        cmd_keys,
+        "create, list or revoke API keys",
+        "turngraph keys create support-bot --org acme",
+        "db json",
     )
-    action("revoke", "revoke a key by its id").add_argument("key_id")
+    action = actions(p, "db json")
+    a = action(
+        "create",
+        "create a key for a principal (created if new); prints it once",
+        "turngraph keys create support-bot --org acme",
+    )
+    a.add_argument("principal", help="who the key is for, e.g. support-bot")
+    a.add_argument("--name", default="default", help="a label for the key (default 'default')")
+    a.add_argument("--org", default="default", help="the new principal's organization")
+    a.add_argument(
+        "--kind",
+        default="agent",
+        choices=["agent", "human", "service"],
+        help="what the new principal is (default agent)",
+    )
+    a.add_argument("--admin", action="store_true", help="the new principal is an admin")
+    action(
+        "list", "list keys (never the keys themselves)", "turngraph keys list --principal bot"
+    ).add_argument("--principal", default=None, help="only this principal's keys")
+    action("revoke", "revoke a key by its id", "turngraph keys revoke key_01j").add_argument(
+        "key_id", help="the key's id (as keys list shows it), or a prefix only it starts with"
+    )
 
-    p = add("grant", cmd_grant, "connect a principal to a memory at a tier")
-    p.add_argument("principal")
-    p.add_argument("memory_name", metavar="MEMORY")
-    p.add_argument("--tier", default="read_write", choices=["read", "read_write", "full"])
+    p = add(
+        "grant",
+        cmd_grant,
+        "connect a principal to a memory at a tier",
+        "turngraph grant support-bot default --tier read",
+        "db json",
+    )
+    p.add_argument("principal", help="the principal to connect, e.g. support-bot")
+    p.add_argument("memory_name", metavar="MEMORY", help="the memory to connect it to")
+    p.add_argument(
+        "--tier",
+        default="read_write",
+        choices=["read", "read_write", "full"],
+        help="read, read_write (default: additive writes) or full",
+    )
     p.add_argument("--revoke", action="store_true", help="remove the connection instead")
 
-    p = sub.add_parser("bench", help="run a shipped benchmark")
+    p = sub.add_parser(
+        "bench",
+        help="run a shipped benchmark",
+        description="run a shipped benchmark",
+        epilog="example:\n  turngraph bench locomo data/locomo10.json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     bench = p.add_subparsers(dest="benchmark", required=True, metavar="BENCHMARK")
-    b = bench.add_parser("locomo", help="evidence recall@k on LoCoMo conversation files")
+    b = bench.add_parser(
+        "locomo",
+        help="evidence recall@k on LoCoMo conversation files",
+        description="evidence recall@k on LoCoMo conversation files",
+        epilog="example:\n  turngraph bench locomo data/locomo10.json --k 1,5,10",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     b.add_argument("files", nargs="+", help="LoCoMo conversation JSON files or folders")
     b.add_argument("--k", default="1,5,10,20", help="cut-offs, comma-separated")
     b.add_argument("--json", dest="json_out", metavar="OUT", help="write the report as JSON")
@@ -604,6 +836,10 @@ def build_parser() -> argparse.ArgumentParser:
     b = bench.add_parser(
         "extraction",
         help="extraction quality: LoCoMo gold-fact coverage, precision labels, labelled suite",
+        description="extraction quality: LoCoMo gold-fact coverage, precision labels, "
+        "labelled suite",
+        epilog="example:\n  turngraph bench extraction --suite tests/data/extraction_suite.txt",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     b.add_argument("files", nargs="*", help="LoCoMo conversation JSON files or folders")
     b.add_argument("--labels", metavar="FILE", help="precision labels (JSON) to score against")

@@ -381,6 +381,26 @@ class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps, ForgetOps):
         with self._store.read(self._id) as tx:
             return graph.to_observation(tx, self._observation_row(tx, slug))
 
+    def resolve_slug(self, prefix: str) -> str:
+        """The slug ``prefix`` names: itself when it is one, else the one slug it starts.
+        NotFoundError when none does, ValidationError (listing some) when several do."""
+        prefix = self._slug(prefix)
+        with self._store.read(self._id) as tx:
+            if tx.get_observation(prefix) is not None:
+                return prefix
+            found = tx.slugs_starting(prefix.lower(), limit=6)
+        if len(found) == 1:
+            return found[0]
+        if not found:
+            raise NotFoundError(
+                f"no observation {prefix!r} in memory {self.name!r}", memory=self.name, slug=prefix
+            )
+        shown = ", ".join(found[:5]) + (", ..." if len(found) > 5 else "")
+        raise ValidationError(
+            f"{prefix!r} starts several observations ({shown}); give more of the slug",
+            field="slug",
+        )
+
     def get_entity(self, name: str) -> Entity:
         """An entity by any of its names, with its relationships and observations (bounded)."""
         _, key = normalize_name(name, field="name", limit=self._limits.entity_name_chars)

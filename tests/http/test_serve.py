@@ -110,7 +110,7 @@ def test_first_start_prints_a_working_key_once(tmp_path: Path) -> None:
         assert r.status_code == 200
         r = httpx.post(f"{base}/api/v1/default/facts", headers=auth, json={"text": "x"})
         assert r.status_code == 403
-        key_id = cli(db, "keys", "list", "--principal", "bot").split()[0]
+        key_id = cli(db, "keys", "list", "--principal", "bot").splitlines()[1].split()[0]
         cli(db, "keys", "revoke", key_id)
         r = httpx.post(f"{base}/api/v1/default/query", headers=auth, json={"query": "Acme"})
         assert r.status_code == 401

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from turngraph.cli import main
+from turngraph.cli import build_parser, main
 
 
 def run(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> tuple[int, str, str]:
@@ -155,3 +158,159 @@ def test_memories_create_exist_ok_runs_twice(
     code, _, err = run(capsys, db, "memories", "create", "acme")
     assert code == 1
     assert "already exists" in err
+
+
+def _seed(capsys: pytest.CaptureFixture[str], db: Path) -> None:
+    assert run(capsys, db, "memories", "create", "acme")[0] == 0
+    for title in ("Kickoff", "Kickstart"):
+        code, _, err = run(
+            capsys,
+            db,
+            "add",
+            "--memory",
+            "acme",
+            "--title",
+            title,
+            "--content",
+            "Alice ran it.",
+            "--entity",
+            '{"name": "Alice", "type": "person", "description": "Head of Platform"}',
+        )
+        assert code == 0, err
+
+
+def test_global_flags_come_before_the_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "cli.db"
+    _seed(capsys, db)
+    code = main(["--db", str(db), "--memory", "acme", "--json", "entities"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert [e["name"] for e in json.loads(out)] == ["Alice"]
+    # A flag after the command still wins over the default, and before it over nothing.
+    assert main(["--memory", "acme", "show", "kickoff", "--db", str(db)]) == 0
+    assert "Kickoff" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["memories"],
+        ["memories", "list"],
+        ["show", "kickoff"],
+        ["entities"],
+        ["files", "list"],
+        ["files", "get", "notes/a.md"],
+        ["consolidate", "list"],
+        ["keys", "list"],
+    ],
+)
+def test_read_only_commands_create_no_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    db = tmp_path / "missing.db"
+    code, out, err = run(capsys, db, *args)
+    assert (code, out) == (1, "")
+    assert f"no database at {db}" in err
+    assert not db.exists()
+
+
+def test_keys_list_has_a_header(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "cli.db"
+    code, _, _ = run(capsys, db, "keys", "create", "bot", "--name", "ci")
+    assert code == 0
+    code, out, _ = run(capsys, db, "keys", "list")
+    header, row = out.splitlines()
+    assert header.split() == ["ID", "PRINCIPAL", "NAME", "CREATED", "STATUS"]
+    assert row.split()[1:3] == ["bot", "ci"]
+    assert row.split()[-1] == "active"
+
+
+def _parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                yield from _parsers(child)
+
+
+def test_every_flag_has_help_and_every_command_an_example() -> None:
+    for parser in _parsers(build_parser()):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction | argparse._HelpAction):
+                continue
+            assert action.help, (parser.prog, action.dest)
+            assert action.help != argparse.SUPPRESS, (parser.prog, action.dest)
+        text = parser.format_help()
+        assert "\nexample:\n  turngraph " in text, parser.prog
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["serve", "--json"],
+        ["serve", "--memory", "acme"],
+        ["keys", "list", "--memory", "acme"],
+        ["memories", "create", "x", "--memory", "acme"],
+        ["grant", "bot", "acme", "--memory", "acme"],
+        ["mcp", "--json"],
+        ["demo", "--json"],
+    ],
+)
+def test_a_command_refuses_a_flag_it_would_ignore(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit:
+        main([*args, "--db", str(tmp_path / "x.db")])
+    assert exit.value.code == 2
+    assert "unrecognized arguments" in capsys.readouterr().err
+
+
+def test_entities_refuses_list_flags_when_showing_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "cli.db"
+    _seed(capsys, db)
+    code, _, err = run(capsys, db, "entities", "--memory", "acme", "Alice", "--type", "person")
+    assert code == 1
+    assert "--type and --limit narrow the list of entities" in err
+
+
+def test_slugs_and_key_ids_by_unique_prefix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "cli.db"
+    _seed(capsys, db)
+    code, out, _ = run(capsys, db, "show", "--memory", "acme", "kicko")
+    assert (code, out.split()[0]) == (0, "kickoff")
+    code, _, err = run(capsys, db, "show", "--memory", "acme", "kick")
+    assert code == 1
+    assert "'kick' starts several observations (kickoff, kickstart)" in err
+    code, out, _ = run(capsys, db, "delete", "--memory", "acme", "kicks")
+    assert out.startswith("deleted kickstart")
+    run(capsys, db, "keys", "create", "bot")
+    code, out, _ = run(capsys, db, "keys", "list", "--json")
+    key_id = json.loads(out)[0]["id"]
+    code, out, err = run(capsys, db, "keys", "revoke", key_id[:-3])
+    assert (code, out.strip()) == (0, f"revoked {key_id}"), err
+
+
+def test_serve_says_address_in_use_before_it_claims_to_serve(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        db = tmp_path / "serve.db"
+        done = subprocess.run(
+            [sys.executable, "-m", "turngraph.cli", "serve", "--db", str(db), "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert done.returncode == 1
+    assert f"address already in use: 127.0.0.1:{port}" in done.stderr
+    assert "serving" not in done.stdout
+    assert "Admin key" not in done.stdout  # no key printed that would then be lost
+    assert not db.exists()

@@ -124,10 +124,10 @@ def test_embeddings_rank_paraphrases_above_unrelated_text() -> None:
     assert v[0] @ v[1] > v[0] @ v[2] + 0.2
 
 
-
 def _requirements(dist: str, extras: frozenset[str]) -> set[str]:
     """The names ``dist`` (with ``extras``) requires, as installed, one level down."""
     from importlib.metadata import PackageNotFoundError, requires
+
     from packaging.requirements import Requirement
     from packaging.utils import canonicalize_name
 

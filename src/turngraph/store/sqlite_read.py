@@ -94,6 +94,15 @@ class SQLiteReadTx(TurnReads, SearchReads):
             is not None
         )
 
+    def slugs_starting(self, prefix: str, *, limit: int) -> list[str]:
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self._all(
+            "SELECT slug FROM observations WHERE memory_id=? AND slug LIKE ? ESCAPE '\\' "
+            "ORDER BY slug LIMIT ?",
+            (self.memory_id, escaped + "%", limit),
+        )
+        return [str(r[0]) for r in rows]
+
     def slug_retired(self, slug: str) -> bool:
         return (
             self._one(
