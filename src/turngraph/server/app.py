@@ -17,6 +17,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi_offline import FastAPIOffline
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -54,7 +55,8 @@ def create_app(settings: ServerSettings | None = None, *, db: Database | None = 
             if owned:
                 app.state.db.close()
 
-    app = FastAPI(
+    # /docs and /redoc load Swagger UI and ReDoc from the fastapi-offline package, not a CDN.
+    app = FastAPIOffline(
         title="turngraph",
         version=turngraph.__version__,
         summary="Memory for conversational agents: turns, an editable graph, bounded recall.",
