@@ -6,8 +6,9 @@
 Each message from the owner's private chat becomes a turn: the conversation's recent history
 is recalled from turngraph, ``respond`` writes the reply (replace it with your model call),
 the reply is delivered in the right chat and topic, and the turn is saved only after Telegram
-confirmed every chunk. ``--demo`` starts the test suite's local fake of the Bot API with one
-message waiting, handles it, and prints what the bot sent.
+confirmed every chunk. ``--demo`` starts turngraph's local fake of the Bot API, sends the bot
+two messages (the second handled by a fresh poll over the same database), and prints what the
+bot sent: the second reply recalls the first message.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import sys
 from pathlib import Path
+from typing import Any
 
 import turngraph
+from turngraph.agent.fake_telegram import fake_telegram
 from turngraph.agent.runner import RespondArgs, TurnRunner
 from turngraph.agent.telegram import TelegramBotAPI, TelegramTurnAdapter
 
@@ -29,7 +31,10 @@ async def respond(args: RespondArgs) -> str:
     it answers, and ``await args.acknowledge("...")`` sends a quick note first."""
     await args.acknowledge("Thinking...")
     seen = len(args.history)
-    return f"You said: {args.input}\n(I remember {seen} earlier turn{'s' * (seen != 1)}.)"
+    reply = f"You said: {args.input}\n(I remember {seen} earlier turn{'s' * (seen != 1)}"
+    if args.history:
+        reply += f"; the first began {args.history[0].content.splitlines()[0]!r}"
+    return reply + ".)"
 
 
 async def poll(adapter: TelegramTurnAdapter, api: TelegramBotAPI, *, once: bool) -> int:
@@ -51,10 +56,7 @@ async def poll(adapter: TelegramTurnAdapter, api: TelegramBotAPI, *, once: bool)
 
 async def main_async(args: argparse.Namespace) -> int:
     with turngraph.open(args.db) as db:
-        try:
-            memory = db.memory(args.memory)
-        except turngraph.NotFoundError:
-            memory = db.create_memory(args.memory)
+        memory = db.memory(args.memory, create=True)
         runner = TurnRunner(namespace="telegram-bot", memory=memory, ttl_seconds=30 * 86400)
         api = TelegramBotAPI(args.token, base_url=args.base_url)
         try:
@@ -65,32 +67,29 @@ async def main_async(args: argparse.Namespace) -> int:
             await api.aclose()
 
 
-def demo(args: argparse.Namespace) -> int:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from tests.fakes.telegram_api import fake_telegram
+def _message(update_id: int, text: str) -> dict[str, Any]:
+    chat = {"id": 8587, "type": "private"}
+    sender = {"id": 8587, "is_bot": False, "first_name": "Ana"}
+    message = {"message_id": update_id, "chat": chat, "from": sender, "text": text}
+    return {"update_id": update_id, "message": message}
 
+
+def demo(args: argparse.Namespace) -> int:
     with fake_telegram() as fake:
-        fake.updates.append(
-            {
-                "update_id": 1,
-                "message": {
-                    "message_id": 7,
-                    "chat": {"id": 8587, "type": "private"},
-                    "from": {"id": 8587, "is_bot": False, "first_name": "Ana"},
-                    "text": "Remind me to water the plants.",
-                },
-            }
-        )
         args.token, args.base_url, args.owner_chat, args.once = (
             fake.token,
             fake.base_url,
             "8587",
             True,
         )
-        handled = asyncio.run(main_async(args))
+        handled = 0
+        # Two polls, as two runs of the bot: the second message is answered from memory.
+        for update_id, text in [(1, "Remind me to water the plants."), (2, "What did I ask?")]:
+            fake.updates[:] = [_message(update_id, text)]
+            handled += asyncio.run(main_async(args))
         for params in fake.sent():
             print(f"sent to {params['chat_id']}: {params['text']!r}")
-        return 0 if handled == 1 and len(fake.sent()) == 2 else 1
+        return 0 if handled == 2 and len(fake.sent()) == 4 else 1
 
 
 def main() -> int:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import turngraph
+from turngraph.agent.fake_telegram import FakeTelegram, fake_telegram
 from turngraph.agent.runner import RespondArgs, TurnRunner, conversation_tag
 from turngraph.agent.telegram import (
     TelegramAPIError,
@@ -19,8 +20,6 @@ from turngraph.agent.telegram import (
     chunk_text,
     read_telegram_message,
 )
-
-from ..fakes.telegram_api import FakeTelegram, fake_telegram
 
 
 @pytest.fixture

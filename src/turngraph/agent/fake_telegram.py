@@ -1,4 +1,5 @@
-"""A local stand-in for the Telegram Bot API, over real HTTP (``/bot<token>/<method>``).
+"""A local stand-in for the Telegram Bot API, over real HTTP (``/bot<token>/<method>``): what
+``make telegram-demo`` talks to, and what the Telegram adapter's tests drive.
 
 It records every call, answers sendMessage with increasing message ids (or with a queued
 failure), sendChatAction with true, and getUpdates from a queue of updates.
