@@ -17,9 +17,11 @@ import httpx
 import pytest
 from anyio._backends._asyncio import WorkerThread
 
+from turngraph.store.sqlite import IDLE_CONNECTIONS
+
 from .conftest import Running, running
 
-BURSTS = 8
+BURSTS = 10
 CONCURRENCY = 16
 IDLE_TIMEOUT = 0.3
 
@@ -66,6 +68,7 @@ def test_open_files_and_memory_return_to_their_level_after_bursts(
     short_idle_server: Running,
 ) -> None:
     srv = short_idle_server
+    before = open_files()
     files: list[int] = []
     rss: list[int] = []
     for n in range(BURSTS):
@@ -73,7 +76,9 @@ def test_open_files_and_memory_return_to_their_level_after_bursts(
         time.sleep(IDLE_TIMEOUT * 3)  # longer than the pool's idle timeout: its threads exit
         files.append(open_files())
         rss.append(rss_bytes())
-    # The first two bursts warm up (imports, caches, pooled connections); after them the
-    # counts hold still, where each leaked connection would add a descriptor or more.
-    assert max(files[2:]) <= files[1] + 2, files
-    assert max(rss[2:]) - rss[1] < 32 * 2**20, rss
+    # What stays open between bursts is the pool's idle connections (a database file and its
+    # log each) and a few for the server itself; a leak adds a connection per dead thread.
+    assert max(files) <= before + 2 * IDLE_CONNECTIONS + 6, (before, files)
+    # Memory: the first half warms up (imports, caches); the second stays at that level.
+    half = BURSTS // 2
+    assert max(rss[half:]) - max(rss[:half]) < 16 * 2**20, rss
