@@ -17,6 +17,7 @@ from turngraph.errors import ImmutableConfigError, NotFoundError, TurngraphError
 from turngraph.extract import extractor_from_settings
 from turngraph.extract.base import Extractor
 from turngraph.extract.rules import RuleExtractor
+from turngraph.extraction_pool import ProcessExtractor
 from turngraph.memory import Memory
 from turngraph.models import MemoryInfo, RetrievalConfig, Visibility
 from turngraph.recall.index import schedule
@@ -38,7 +39,14 @@ def open(
     :class:`~turngraph.errors.ValidationError` for a URL scheme turngraph does not know.
     """
     settings = settings or Settings()
-    extractor = extractor or extractor_from_settings(settings)
+    if extractor is None:
+        extractor = extractor_from_settings(settings)
+        if settings.extraction_workers > 0 and isinstance(extractor, RuleExtractor):
+            extractor = ProcessExtractor(
+                extractor,
+                workers=settings.extraction_workers,
+                timeout=settings.extraction_timeout_seconds,
+            )
     db = Database(open_store(url, settings=settings), extractor=extractor)
     db.resume_indexing()
     return db
@@ -122,6 +130,8 @@ class Database:
 
     def close(self) -> None:
         self.store.close()
+        if isinstance(self.extractor, ProcessExtractor):
+            self.extractor.close()
 
     def resume_indexing(self) -> int:
         """Hand rows left queued for embedding (a process stopped between a write and its
