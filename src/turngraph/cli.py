@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 import turngraph
-from turngraph.errors import TurngraphError, ValidationError
+from turngraph.errors import StoreError, TurngraphError, ValidationError
 from turngraph.memory import Memory
 from turngraph.models import Entity, Observation, WriteResult
 
@@ -356,6 +356,22 @@ def cmd_demo(args: argparse.Namespace) -> None:
     run_demo(args.db, memory=args.memory)
 
 
+def cmd_backup(args: argparse.Namespace) -> None:
+    from turngraph.maintenance import backup_database
+
+    done = backup_database(args.db, args.path, overwrite=args.overwrite)
+    print(f"backed up {args.db} to {done.path} ({done.bytes:,} bytes)")
+
+
+def cmd_check(args: argparse.Namespace) -> None:
+    from turngraph.maintenance import check_database, render_check
+
+    report = check_database(args.db)
+    print(render_check(report))
+    if not report.ok:
+        raise StoreError(f"the check found {len(report.problems)} problems", db=args.db)
+
+
 def cmd_serve(args: argparse.Namespace) -> None:
     import uvicorn
 
@@ -541,6 +557,11 @@ def build_parser() -> argparse.ArgumentParser:
     action("reject", "reject a proposal for good").add_argument("id", type=int)
 
     add("demo", cmd_demo, "write a few observations, show the graph, delete one")
+
+    p = add("backup", cmd_backup, "copy the database to PATH while it is in use")
+    p.add_argument("path")
+    p.add_argument("--overwrite", action="store_true", help="replace PATH if it exists")
+    add("check", cmd_check, "check the database's integrity and the graph's invariants")
 
     p = add("serve", cmd_serve, "run the HTTP server (memory API, graph API, admin)")
     p.add_argument("--host", default=None, help="default 127.0.0.1 (TURNGRAPH_HOST)")
