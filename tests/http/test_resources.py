@@ -78,6 +78,9 @@ def test_open_files_and_memory_return_to_their_level_after_bursts(
         rss.append(rss_bytes())
     # What stays open between bursts is the pool's idle connections (a database file and its
     # log each) and a few for the server itself; a leak adds a connection per dead thread.
+    print(
+        f"open files: {before} before, {files} after each burst; RSS MB: {[r >> 20 for r in rss]}"
+    )
     assert max(files) <= before + 2 * IDLE_CONNECTIONS + 6, (before, files)
     # Memory: the first half warms up (imports, caches); the second stays at that level.
     half = BURSTS // 2
