@@ -20,10 +20,14 @@ from typing import Any
 from turngraph.errors import ExtractionError
 from turngraph.extract.base import Extractor, RawExtraction, TurnContext
 
+START_SECONDS = 60
+
 
 def _serve(conn: Connection, extractor: Extractor) -> None:
     """A worker's loop: read ``(text, context)``, answer ``(True, extraction)`` or
-    ``(False, reason)``."""
+    ``(False, reason)``. It first says it is ready, so start-up does not count against the
+    time limit of a turn."""
+    conn.send((True, None))
     while True:
         try:
             text, context = conn.recv()
@@ -46,6 +50,16 @@ class _Worker:
         )
         self.process.start()
         child.close()
+        try:
+            ready = self.conn.poll(START_SECONDS) and self.conn.recv() == (True, None)
+        except (EOFError, OSError):
+            ready = False
+        if not ready:
+            self.stop()
+            raise ExtractionError(
+                f"an extraction worker did not start within {START_SECONDS} s",
+                extractor=extractor.name,
+            )
 
     def stop(self) -> None:
         self.process.kill()
@@ -65,11 +79,18 @@ class ProcessExtractor:
         self.inner = inner
         self.name = inner.name
         self.timeout = timeout
+        self.workers = workers
         self._free = threading.Semaphore(workers)
         self._guard = threading.Lock()
         self._idle: list[_Worker] = []
         self._all: set[_Worker] = set()
         self._closed = False
+
+    def warm(self) -> None:
+        """Start the workers now, so the first turns do not wait for them to start."""
+        started = [self._take() for _ in range(self.workers)]
+        for worker in started:
+            self._give_back(worker)
 
     def extract(self, text: str, context: TurnContext) -> RawExtraction:
         with self._free:
