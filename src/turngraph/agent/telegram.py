@@ -293,11 +293,12 @@ class TelegramTurnAdapter:
         verify_telegram_request(self.secret_token or "", headers=headers)
         update = read_json(body, "telegram")
         update_id = update.get("update_id") if isinstance(update, dict) else None
-        if isinstance(update_id, int):
-            if update_id in self._seen:
-                return Handled("skipped", None, "update already received (a replay)")
+        if isinstance(update_id, int) and update_id in self._seen:
+            return Handled("skipped", None, "update already received (a replay)")
+        handled = await self.handle(update, respond)
+        if isinstance(update_id, int):  # only once handled: a failed one may be retried
             self._seen.append(update_id)
-        return await self.handle(update, respond)
+        return handled
 
     async def handle(self, update: Any, respond: Callable[[RespondArgs], Any]) -> Handled:
         message = read_telegram_message(update)
