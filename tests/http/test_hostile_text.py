@@ -1,8 +1,9 @@
 """Hostile text: extraction stays linear and fast, and one caller's batch of it does not hold
 up another memory's requests.
 
-Extraction is timed on this thread's CPU clock (other processes on the machine do not count)
-against the ceiling of 200 ms for any accepted turn. Families in ``SLOW_FAMILIES`` are known
+Extraction is timed on this thread's CPU clock, the least of three readings (so other work
+on the machine counts as little as it can), against the ceiling of 200 ms for any accepted
+turn. Families in ``SLOW_FAMILIES`` are known
 to be over it and left out; set ``TURNGRAPH_HOSTILE_ALL=1`` to run them too.
 """
 
@@ -66,11 +67,15 @@ def hostile(unit: str, size: int) -> str:
 
 
 def cpu_seconds(text: str) -> float:
+    """The least CPU time of three readings (the others are the machine's noise)."""
     context = TurnContext(speaker="user", role="user", observed_at=datetime.now(UTC))
     extractor = RuleExtractor()
-    start = time.thread_time()
-    extractor.extract(text, context)
-    return time.thread_time() - start
+    times = []
+    for _ in range(3):
+        start = time.thread_time()
+        extractor.extract(text, context)
+        times.append(time.thread_time() - start)
+    return min(times)
 
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
