@@ -20,7 +20,13 @@ from pydantic import BaseModel
 
 import turngraph
 from turngraph import cli_parser
-from turngraph.errors import ConflictError, NotFoundError, TurngraphError, ValidationError
+from turngraph.errors import (
+    ConflictError,
+    NotFoundError,
+    StoreError,
+    TurngraphError,
+    ValidationError,
+)
 from turngraph.memory import Memory
 from turngraph.models import Entity, Observation, WriteResult
 
@@ -382,6 +388,22 @@ def cmd_demo(args: argparse.Namespace) -> None:
     run_demo(args.db, memory=args.memory)
 
 
+def cmd_backup(args: argparse.Namespace) -> None:
+    from turngraph.maintenance import backup_database
+
+    done = backup_database(args.db, args.path, overwrite=args.overwrite)
+    print(f"backed up {args.db} to {done.path} ({done.bytes:,} bytes)")
+
+
+def cmd_check(args: argparse.Namespace) -> None:
+    from turngraph.maintenance import check_database, render_check
+
+    report = check_database(args.db)
+    print(render_check(report))
+    if not report.ok:
+        raise StoreError(f"the check found {len(report.problems)} problems", db=args.db)
+
+
 def cmd_serve(args: argparse.Namespace) -> None:
     import uvicorn
 
@@ -527,8 +549,10 @@ def build_parser() -> argparse.ArgumentParser:
     return cli_parser.build_parser(
         {
             "add": cmd_add,
+            "backup": cmd_backup,
             "bench": cmd_bench,
             "bench_extraction": cmd_bench_extraction,
+            "check": cmd_check,
             "consolidate": cmd_consolidate,
             "delete": cmd_delete,
             "demo": cmd_demo,

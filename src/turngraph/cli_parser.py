@@ -236,6 +236,23 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     )
 
     p = add(
+        "backup",
+        handlers["backup"],
+        "copy the database to PATH while it is in use (one consistent snapshot)",
+        "turngraph backup --db ./turngraph.db /backups/turngraph-2026-12-03.db",
+        "db",
+    )
+    p.add_argument("path", help="where to write the copy (must not exist)")
+    p.add_argument("--overwrite", action="store_true", help="replace PATH if it exists")
+    add(
+        "check",
+        handlers["check"],
+        "check the database's integrity and the graph's invariants",
+        "turngraph check --db ./turngraph.db",
+        "db",
+    )
+
+    p = add(
         "serve",
         handlers["serve"],
         "run the HTTP server (memory API, graph API, admin)",

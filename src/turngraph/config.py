@@ -68,6 +68,11 @@ class Settings:
     # embedding, and under load the queue is embedded in shared batches. A new row is found
     # by lexical recall at once and by the dense signal a moment later.
     index_in_background: bool = False
+    # Read turns with the rules in this many worker processes (0: in the calling thread), each
+    # turn within extraction_timeout_seconds (past it the turn is stored without extraction).
+    # The server uses 2, so one caller's long or hostile turns never hold up other requests.
+    extraction_workers: int = 0
+    extraction_timeout_seconds: float = 10.0
 
 
 __all__ = ["Limits", "Settings"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
@@ -12,17 +13,26 @@ from pydantic import ValidationError as PydanticValidationError
 
 from turngraph.access import Access, check_id
 from turngraph.config import Settings
-from turngraph.errors import ConflictError, ImmutableConfigError, NotFoundError, ValidationError
+from turngraph.errors import (
+    ConflictError,
+    ImmutableConfigError,
+    NotFoundError,
+    TurngraphError,
+    ValidationError,
+)
 from turngraph.extract import extractor_from_settings
 from turngraph.extract.base import Extractor
 from turngraph.extract.rules import RuleExtractor
+from turngraph.extraction_pool import ProcessExtractor
 from turngraph.memory import Memory
 from turngraph.models import MemoryInfo, RetrievalConfig, Visibility
+from turngraph.recall.index import schedule
 from turngraph.store.base import MemoryRow, Store
 from turngraph.store.sqlite import SQLiteStore
 from turngraph.validate import validate_memory_name
 
 VISIBILITIES = ("private", "organization")
+log = logging.getLogger("turngraph")
 
 
 def open(
@@ -35,8 +45,17 @@ def open(
     :class:`~turngraph.errors.ValidationError` for a URL scheme turngraph does not know.
     """
     settings = settings or Settings()
-    extractor = extractor or extractor_from_settings(settings)
-    return Database(open_store(url, settings=settings), extractor=extractor)
+    if extractor is None:
+        extractor = extractor_from_settings(settings)
+        if settings.extraction_workers > 0 and isinstance(extractor, RuleExtractor):
+            extractor = ProcessExtractor(
+                extractor,
+                workers=settings.extraction_workers,
+                timeout=settings.extraction_timeout_seconds,
+            )
+    db = Database(open_store(url, settings=settings), extractor=extractor)
+    db.resume_indexing()
+    return db
 
 
 def open_store(url: str | Path, *, settings: Settings) -> Store:
@@ -117,6 +136,27 @@ class Database:
 
     def close(self) -> None:
         self.store.close()
+        if isinstance(self.extractor, ProcessExtractor):
+            self.extractor.close()
+
+    def resume_indexing(self) -> int:
+        """Hand rows left queued for embedding (a process stopped between a write and its
+        indexing) to the background indexer; returns how many memories had rows waiting.
+        :func:`open` calls it, so they are embedded at start, not on the memory's next write.
+        """
+        waiting = 0
+        for row in self.store.list_memories():
+            with self.store.read(row.id) as tx:
+                if not tx.index_queue(limit=1):
+                    continue
+            try:
+                embedder = Memory(self.store, row, self.extractor).embedder
+            except TurngraphError as exc:  # served lexically; its rows stay queued
+                log.warning("memory %r cannot load its embedder: %s", row.name, exc)
+                continue
+            schedule(self.store, row.id, embedder)
+            waiting += 1
+        return waiting
 
     @property
     def access(self) -> Access:

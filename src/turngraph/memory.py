@@ -38,7 +38,7 @@ from turngraph.models import (
     WriteResult,
 )
 from turngraph.recall.embed import Embedder, embedder_for
-from turngraph.recall.index import refresh_vectors, schedule
+from turngraph.recall.index import refresh_after_write, schedule
 from turngraph.recall.search import RecallOps
 from turngraph.reconcile import repair_chain
 from turngraph.state import StateOps
@@ -104,12 +104,13 @@ class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps, ForgetOps):
         )
 
     def _after_write(self) -> None:
-        """Embed what the write queued for recall, outside its transaction (or have the
-        background indexer do it, with ``Settings(index_in_background=True)``)."""
+        """Embed what the write queued for recall, outside its transaction: at most one batch
+        here and the rest on the background indexer (all of it there, with
+        ``Settings(index_in_background=True)``). A write never embeds an unbounded queue."""
         if self._store.settings.index_in_background:
             schedule(self._store, self._id, self.embedder)
         else:
-            refresh_vectors(self._store, self._id, self.embedder)
+            refresh_after_write(self._store, self._id, self.embedder)
 
     @property
     def retrieval(self) -> RetrievalConfig:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 import threading
 
 import httpx
@@ -267,8 +269,8 @@ def test_a_duplicate_in_flight_is_409(server: Running, ctx: str) -> None:
         )
 
     def claimed() -> bool:
-        conn = server.db.store._conn()  # type: ignore[attr-defined]
-        row = conn.execute("SELECT state FROM http_idempotency WHERE key = 'slow'").fetchone()
+        with contextlib.closing(sqlite3.connect(server.db.store.path)) as conn:  # type: ignore[attr-defined]
+            row = conn.execute("SELECT state FROM http_idempotency WHERE key = 'slow'").fetchone()
         return row is not None and row[0] == "pending"
 
     t = threading.Thread(target=first)

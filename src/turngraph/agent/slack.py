@@ -9,7 +9,7 @@ checked. Talks to the Web API over httpx with a configurable base URL.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +24,7 @@ from turngraph.agent.runner import (
     conversation_key,
 )
 from turngraph.agent.telegram import chunk_text
+from turngraph.agent.webhooks import read_json, verify_slack_request
 
 LIMIT = 4000  # Slack's advice for one message
 
@@ -136,11 +137,29 @@ class SlackHandled:
 
 
 class SlackTurnAdapter:
-    """Runs Slack Events API envelopes through a :class:`TurnRunner`."""
+    """Runs Slack Events API envelopes through a :class:`TurnRunner`.
 
-    def __init__(self, runner: TurnRunner, api: SlackWebAPI) -> None:
+    :meth:`handle_request` takes an HTTP request as it arrived and checks its signature with
+    ``signing_secret`` first (every request is refused when none is set); :meth:`handle`
+    takes an envelope already authenticated (Socket Mode, or a caller's own check).
+    """
+
+    def __init__(
+        self, runner: TurnRunner, api: SlackWebAPI, *, signing_secret: str | None = None
+    ) -> None:
         self.runner = runner
         self.api = api
+        self.signing_secret = signing_secret
+
+    async def handle_request(
+        self, body: bytes, headers: Mapping[str, str], respond: Callable[[RespondArgs], Any]
+    ) -> SlackHandled:
+        """Verify the request's signature and timestamp, then handle its envelope.
+
+        Raises :class:`~turngraph.agent.webhooks.WebhookRefusedError` for a forged, unsigned
+        or stale request and ``ValidationError`` for a body that is not JSON."""
+        verify_slack_request(self.signing_secret or "", body=body, headers=headers)
+        return await self.handle(read_json(body, "slack"), respond)
 
     async def handle(self, envelope: Any, respond: Callable[[RespondArgs], Any]) -> SlackHandled:
         if isinstance(envelope, dict) and envelope.get("type") == "url_verification":

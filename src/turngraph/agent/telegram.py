@@ -12,6 +12,7 @@ httpx with a configurable base URL.
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,9 +27,11 @@ from turngraph.agent.runner import (
     TurnRunResult,
     conversation_key,
 )
+from turngraph.agent.webhooks import read_json, verify_telegram_request
 
 log = logging.getLogger("turngraph.telegram")
 LIMIT = 4096
+REPLAY_MEMORY = 4096  # update ids remembered to skip a replayed webhook
 MESSAGE_KEYS = ("message", "edited_message", "business_message", "channel_post")
 
 
@@ -256,7 +259,12 @@ class Handled:
 
 
 class TelegramTurnAdapter:
-    """Runs Telegram updates through a :class:`TurnRunner`."""
+    """Runs Telegram updates through a :class:`TurnRunner`.
+
+    :meth:`handle_request` takes a webhook request as it arrived and checks its secret token
+    first (every request is refused when none is set); :meth:`handle` takes an update from
+    a trusted source (``getUpdates`` long polling).
+    """
 
     def __init__(
         self,
@@ -265,11 +273,32 @@ class TelegramTurnAdapter:
         *,
         owner_chat: str | None,
         allow_groups: bool = False,
+        secret_token: str | None = None,
     ) -> None:
         self.runner = runner
         self.api = api
         self.owner_chat = owner_chat
         self.allow_groups = allow_groups
+        self.secret_token = secret_token
+        self._seen: deque[int] = deque(maxlen=REPLAY_MEMORY)
+
+    async def handle_request(
+        self, body: bytes, headers: Mapping[str, str], respond: Callable[[RespondArgs], Any]
+    ) -> Handled:
+        """Check the webhook's secret token, skip an update already received (a replay), then
+        handle it.
+
+        Raises :class:`~turngraph.agent.webhooks.WebhookRefusedError` for a missing or wrong
+        token and ``ValidationError`` for a body that is not JSON."""
+        verify_telegram_request(self.secret_token or "", headers=headers)
+        update = read_json(body, "telegram")
+        update_id = update.get("update_id") if isinstance(update, dict) else None
+        if isinstance(update_id, int) and update_id in self._seen:
+            return Handled("skipped", None, "update already received (a replay)")
+        handled = await self.handle(update, respond)
+        if isinstance(update_id, int):  # only once handled: a failed one may be retried
+            self._seen.append(update_id)
+        return handled
 
     async def handle(self, update: Any, respond: Callable[[RespondArgs], Any]) -> Handled:
         message = read_telegram_message(update)

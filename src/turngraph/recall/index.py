@@ -2,8 +2,10 @@
 
 Triggers queue every inserted or changed observation, entity and attribute; this pass embeds
 the queued texts outside any lock and stores each vector only if its text has not changed in
-the meantime (otherwise it stays queued for the next pass). A crash between a write and this
-pass leaves the rows queued, and the next write of the memory picks them up.
+the meantime (otherwise it stays queued for the next pass). A writer embeds at most one batch
+itself and leaves the rest to the store's background indexer, so no write waits for rows that
+other writers queued. A crash between a write and this pass leaves the rows queued; opening
+the database hands them to the background indexer.
 """
 
 from __future__ import annotations
@@ -27,31 +29,49 @@ _GUARD = threading.Lock()
 _BUSY: dict[tuple[int, int], threading.Lock] = {}
 
 
-def refresh_vectors(store: Store, memory_id: int, embedder: Embedder | None) -> int:
-    """Embed and store every queued row of one memory; returns how many vectors were written.
+def refresh_vectors(
+    store: Store, memory_id: int, embedder: Embedder | None, *, batches: int | None = None
+) -> int:
+    """Embed and store queued rows of one memory; returns how many vectors were written.
 
     One thread at a time drains a memory's queue: a writer that finds another already at it
     returns at once, and the one at it takes what the others queued in its next batch (so
-    concurrent writers share batches instead of embedding the same rows twice). Before it
-    stops, the drainer looks once more, so nothing queued meanwhile is left behind.
+    concurrent writers share batches instead of embedding the same rows twice). With
+    ``batches`` it stops after that many batches of :data:`BATCH` rows (a write's bounded
+    share); without, it drains the queue and looks once more before it stops, so nothing
+    queued meanwhile is left behind.
     """
     with _GUARD:
         busy = _BUSY.setdefault((id(store), memory_id), threading.Lock())
     written = 0
     while busy.acquire(blocking=False):
         try:
-            written += _drain(store, memory_id, embedder)
+            written += _drain(store, memory_id, embedder, batches)
         finally:
             busy.release()
+        if batches is not None:
+            break
         with store.read(memory_id) as tx:
             if not tx.index_queue(limit=1):
                 break
     return written
 
 
-def _drain(store: Store, memory_id: int, embedder: Embedder | None) -> int:
+def refresh_after_write(store: Store, memory_id: int, embedder: Embedder | None) -> None:
+    """A writer's share of indexing: one batch, then the background indexer takes the rest
+    (rows other writers queued, or a large write's remainder)."""
+    refresh_vectors(store, memory_id, embedder, batches=1)
+    with store.read(memory_id) as tx:
+        left = bool(tx.index_queue(limit=1))
+    if left:
+        schedule(store, memory_id, embedder)
+
+
+def _drain(store: Store, memory_id: int, embedder: Embedder | None, batches: int | None) -> int:
     written = 0
-    while True:
+    while batches is None or batches > 0:
+        if batches is not None:
+            batches -= 1
         with store.read(memory_id) as tx:
             items = tx.index_queue(limit=BATCH)
         if not items:
@@ -73,6 +93,7 @@ def _drain(store: Store, memory_id: int, embedder: Embedder | None) -> int:
         written += progress
         if not progress:  # everything changed under us: the next write's pass takes it
             return written
+    return written
 
 
 class _Worker:

@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 import turngraph
 from turngraph.database import Database
 from turngraph.errors import TurngraphError
+from turngraph.extraction_pool import ProcessExtractor
 from turngraph.recall.embed import OnnxEmbedder
 from turngraph.server.common import HTTPProblem, status_of
 from turngraph.server.settings import ServerSettings
@@ -75,7 +76,10 @@ def create_app(settings: ServerSettings | None = None, *, db: Database | None = 
 
 
 def _warm(db: Database) -> None:
-    """Load the embedders the memories use before the first request needs them."""
+    """Load the embedders the memories use, and start the extraction workers, before the
+    first request needs them."""
+    if isinstance(db.extractor, ProcessExtractor):
+        db.extractor.warm()
     for info in db.list_memories():
         embedder = db.memory(info.name).embedder
         if embedder is not None:

@@ -54,6 +54,7 @@ class ServerSettings:
             embeddings_base_url=self.embeddings_base_url,
             embeddings_api_key=self.embeddings_api_key,
             index_in_background=True,
+            extraction_workers=2,
         )
 
 

@@ -1,4 +1,8 @@
-"""SQLite backend: one file, WAL mode, a connection per thread.
+"""SQLite backend: one file, WAL mode, a small pool of connections owned by the store.
+
+A thread leases a connection for one transaction (or one statement) and hands it back, so
+the number of open connections is bounded by the work in progress plus a few kept idle, not
+by how many threads have ever called in (a server's worker threads come and go).
 
 Readers run in deferred transactions on their own connection, so in WAL mode they see a
 consistent snapshot and never wait for a writer. A writer takes the memory's in-process lock
@@ -39,6 +43,11 @@ def load_migrations(dialect: str) -> list[tuple[str, str]]:
     return found
 
 
+# Connections kept open between leases: enough for a burst of readers to start without
+# opening files, few enough that idle memory and descriptors stay flat.
+IDLE_CONNECTIONS = 8
+
+
 class SQLiteStore(AccessRows):
     """A :class:`~turngraph.store.base.Store` on one SQLite file."""
 
@@ -46,8 +55,10 @@ class SQLiteStore(AccessRows):
         self.settings = settings or Settings()
         self.path = Path(path)
         self.url = f"sqlite:///{self.path}"
-        self._local = threading.local()
-        self._all: list[sqlite3.Connection] = []
+        # The connection this thread has leased (nested calls reuse it: a read inside a
+        # write sees the write) and the connections waiting for the next lease.
+        self._held = threading.local()
+        self._idle: list[sqlite3.Connection] = []
         self._guard = threading.Lock()
         self._locks: dict[int, threading.Lock] = {}
         # In-process writers queue on this lock instead of SQLite's busy-wait backoff, which
@@ -56,7 +67,8 @@ class SQLiteStore(AccessRows):
         self._closed = False
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._migrate(self._conn())
+            with self._lease() as conn:
+                self._migrate(conn)
         except sqlite3.Error as exc:
             raise StoreError(
                 f"cannot open SQLite database {self.path}: {exc}", path=str(self.path)
@@ -64,25 +76,54 @@ class SQLiteStore(AccessRows):
 
     # -- connections -----------------------------------------------------------------------
 
-    def _conn(self) -> sqlite3.Connection:
-        if self._closed:
-            raise StoreError("the database is closed", path=str(self.path))
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(
-                self.path,
-                isolation_level=None,
-                check_same_thread=False,
-                timeout=self.settings.busy_timeout_ms / 1000,
-            )
+    @contextmanager
+    def _lease(self) -> Iterator[sqlite3.Connection]:
+        """A connection for this thread until the block ends, then back to the pool (or
+        closed when :data:`IDLE_CONNECTIONS` already wait there)."""
+        held: sqlite3.Connection | None = getattr(self._held, "conn", None)
+        if held is not None:
+            yield held
+            return
+        conn = self._checkout()
+        self._held.conn = conn
+        try:
+            yield conn
+        finally:
+            self._held.conn = None
+            self._checkin(conn)
+
+    def _checkout(self) -> sqlite3.Connection:
+        with self._guard:
+            if self._closed:
+                raise StoreError("the database is closed", path=str(self.path))
+            if self._idle:
+                return self._idle.pop()
+        conn = sqlite3.connect(
+            self.path,
+            isolation_level=None,
+            check_same_thread=False,
+            timeout=self.settings.busy_timeout_ms / 1000,
+        )
+        try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(f"PRAGMA synchronous={self.settings.sqlite_synchronous}")
             conn.execute("PRAGMA foreign_keys=ON")
             conn.execute(f"PRAGMA busy_timeout={int(self.settings.busy_timeout_ms)}")
-            self._local.conn = conn
-            with self._guard:
-                self._all.append(conn)
+        except BaseException:
+            conn.close()
+            raise
         return conn
+
+    def _checkin(self, conn: sqlite3.Connection) -> None:
+        if conn.in_transaction:  # never hand on an open transaction
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+        with self._guard:
+            if not self._closed and len(self._idle) < IDLE_CONNECTIONS:
+                self._idle.append(conn)
+                return
+        with contextlib.suppress(sqlite3.Error):
+            conn.close()
 
     def _migrate(self, conn: sqlite3.Connection) -> None:
         conn.execute(
@@ -115,10 +156,11 @@ class SQLiteStore(AccessRows):
     def close(self) -> None:
         with self._guard:
             self._closed = True
-            for conn in self._all:
-                with contextlib.suppress(sqlite3.Error):
-                    conn.close()
-            self._all.clear()
+            idle, self._idle = self._idle, []
+        # Leased connections close when their holder hands them back.
+        for conn in idle:
+            with contextlib.suppress(sqlite3.Error):
+                conn.close()
 
     # -- memories --------------------------------------------------------------------------
 
@@ -131,49 +173,41 @@ class SQLiteStore(AccessRows):
         now: datetime,
         organization: str = "default",
     ) -> MemoryRow:
-        conn = self._conn()
-        try:
-            cur = conn.execute(
-                "INSERT INTO memories (name, visibility, retrieval, created_at, organization) "
-                "VALUES (?,?,?,?,?)",
-                (name, visibility, retrieval, to_db(now), organization),
-            )
-        except sqlite3.IntegrityError:
-            raise ConflictError(f"memory {name!r} already exists", memory=name) from None
+        with self._lease() as conn:
+            try:
+                cur = conn.execute(
+                    "INSERT INTO memories (name, visibility, retrieval, created_at, organization) "
+                    "VALUES (?,?,?,?,?)",
+                    (name, visibility, retrieval, to_db(now), organization),
+                )
+            except sqlite3.IntegrityError:
+                raise ConflictError(f"memory {name!r} already exists", memory=name) from None
         assert cur.lastrowid is not None
         return MemoryRow(cur.lastrowid, name, visibility, retrieval, now, organization)
 
     def get_memory(self, name: str) -> MemoryRow | None:
-        row = (
-            self._conn()
-            .execute(
+        with self._lease() as conn:
+            row = conn.execute(
                 "SELECT id, name, visibility, retrieval, created_at, organization FROM memories "
                 "WHERE name = ?",
                 (name,),
-            )
-            .fetchone()
-        )
+            ).fetchone()
         return None if row is None else _memory_row(row)
 
     def list_memories(self) -> list[MemoryRow]:
-        rows = (
-            self._conn()
-            .execute(
+        with self._lease() as conn:
+            rows = conn.execute(
                 "SELECT id, name, visibility, retrieval, created_at, organization FROM memories "
                 "ORDER BY name"
-            )
-            .fetchall()
-        )
+            ).fetchall()
         return [_memory_row(r) for r in rows]
 
     def set_visibility(self, memory_id: int, visibility: str) -> None:
-        self._conn().execute(
-            "UPDATE memories SET visibility = ? WHERE id = ?", (visibility, memory_id)
-        )
+        with self._lease() as conn:
+            conn.execute("UPDATE memories SET visibility = ? WHERE id = ?", (visibility, memory_id))
 
     def delete_memory(self, memory_id: int) -> None:
-        with self._memory_lock(memory_id), self._file_lock:
-            conn = self._conn()
+        with self._memory_lock(memory_id), self._file_lock, self._lease() as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 # Children first: keeps the cascade cheap and independent of FK order.
@@ -189,26 +223,25 @@ class SQLiteStore(AccessRows):
 
     @contextmanager
     def read(self, memory_id: int) -> Iterator[SQLiteReadTx]:
-        conn = self._conn()
-        if conn.in_transaction:  # a read nested in this thread's write sees the write
-            yield SQLiteReadTx(conn, memory_id)
-            return
-        try:
-            conn.execute("BEGIN")
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot start a read: {exc}", memory_id=memory_id) from exc
-        try:
-            yield SQLiteReadTx(conn, memory_id)
-        except sqlite3.Error as exc:
-            raise StoreError(f"read failed: {exc}", memory_id=memory_id) from exc
-        finally:
-            conn.execute("COMMIT")
+        with self._lease() as conn:
+            if conn.in_transaction:  # a read nested in this thread's write sees the write
+                yield SQLiteReadTx(conn, memory_id)
+                return
+            try:
+                conn.execute("BEGIN")
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot start a read: {exc}", memory_id=memory_id) from exc
+            try:
+                yield SQLiteReadTx(conn, memory_id)
+            except sqlite3.Error as exc:
+                raise StoreError(f"read failed: {exc}", memory_id=memory_id) from exc
+            finally:
+                conn.execute("COMMIT")
 
     @contextmanager
     def write(self, memory_id: int) -> Iterator[SQLiteTx]:
         """A write transaction on one memory: serialized, atomic, NotFoundError if it is gone."""
-        with self._memory_lock(memory_id), self._file_lock:
-            conn = self._conn()
+        with self._memory_lock(memory_id), self._file_lock, self._lease() as conn:
             try:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -32,12 +32,11 @@ class AccessRows:
 
     if TYPE_CHECKING:  # provided by SQLiteStore
 
-        def _conn(self) -> sqlite3.Connection: ...
+        def _lease(self) -> AbstractContextManager[sqlite3.Connection]: ...
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
-        with self._file_lock:
-            conn = self._conn()
+        with self._file_lock, self._lease() as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
@@ -67,15 +66,19 @@ class AccessRows:
             raise ConflictError(f"principal {row.id!r} already exists", principal=row.id) from None
         return row
 
+    def _fetch(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        with self._lease() as conn:
+            return conn.execute(sql, params).fetchall()
+
     def get_principal(self, principal_id: str) -> PrincipalRow | None:
-        r = self._conn().execute(f"{_PRINCIPAL} WHERE id = ?", (principal_id,)).fetchone()
-        return None if r is None else _principal(r)
+        rows = self._fetch(f"{_PRINCIPAL} WHERE id = ?", (principal_id,))
+        return _principal(rows[0]) if rows else None
 
     def list_principals(self) -> list[PrincipalRow]:
-        return [_principal(r) for r in self._conn().execute(f"{_PRINCIPAL} ORDER BY id")]
+        return [_principal(r) for r in self._fetch(f"{_PRINCIPAL} ORDER BY id")]
 
     def count_principals(self) -> int:
-        return int(self._conn().execute("SELECT count(*) FROM principals").fetchone()[0])
+        return int(self._fetch("SELECT count(*) FROM principals")[0][0])
 
     # -- keys ------------------------------------------------------------------------------
 
@@ -89,24 +92,20 @@ class AccessRows:
         return row
 
     def find_key(self, key_hash: str) -> tuple[KeyRow, PrincipalRow] | None:
-        r = (
-            self._conn()
-            .execute(
-                "SELECT k.id, k.principal_id, k.name, k.created_at, k.revoked_at, "
-                "p.id, p.organization, p.display_name, p.kind, p.admin, p.created_at "
-                "FROM api_keys k JOIN principals p ON p.id = k.principal_id "
-                "WHERE k.key_hash = ? AND k.revoked_at IS NULL",
-                (key_hash,),
-            )
-            .fetchone()
+        rows = self._fetch(
+            "SELECT k.id, k.principal_id, k.name, k.created_at, k.revoked_at, "
+            "p.id, p.organization, p.display_name, p.kind, p.admin, p.created_at "
+            "FROM api_keys k JOIN principals p ON p.id = k.principal_id "
+            "WHERE k.key_hash = ? AND k.revoked_at IS NULL",
+            (key_hash,),
         )
-        return None if r is None else (_key(r[:5]), _principal(r[5:]))
+        return (_key(rows[0][:5]), _principal(rows[0][5:])) if rows else None
 
     def list_keys(self, principal_id: str | None = None) -> list[KeyRow]:
         if principal_id is None:
-            rows = self._conn().execute(f"{_KEY} ORDER BY created_at, id")
+            rows = self._fetch(f"{_KEY} ORDER BY created_at, id")
         else:
-            rows = self._conn().execute(
+            rows = self._fetch(
                 f"{_KEY} WHERE principal_id = ? ORDER BY created_at, id", (principal_id,)
             )
         return [_key(r) for r in rows]
@@ -139,15 +138,11 @@ class AccessRows:
         return cur.rowcount > 0
 
     def get_grant(self, principal_id: str, memory_id: int) -> str | None:
-        r = (
-            self._conn()
-            .execute(
-                "SELECT tier FROM grants WHERE principal_id = ? AND memory_id = ?",
-                (principal_id, memory_id),
-            )
-            .fetchone()
+        rows = self._fetch(
+            "SELECT tier FROM grants WHERE principal_id = ? AND memory_id = ?",
+            (principal_id, memory_id),
         )
-        return None if r is None else str(r[0])
+        return str(rows[0][0]) if rows else None
 
     def list_grants(self, principal_id: str | None = None) -> list[GrantRow]:
         sql = (
@@ -155,11 +150,9 @@ class AccessRows:
             "JOIN memories m ON m.id = g.memory_id"
         )
         if principal_id is None:
-            rows = self._conn().execute(f"{sql} ORDER BY g.principal_id, m.name")
+            rows = self._fetch(f"{sql} ORDER BY g.principal_id, m.name")
         else:
-            rows = self._conn().execute(
-                f"{sql} WHERE g.principal_id = ? ORDER BY m.name", (principal_id,)
-            )
+            rows = self._fetch(f"{sql} WHERE g.principal_id = ? ORDER BY m.name", (principal_id,))
         return [GrantRow(r[0], r[1], r[2], from_db(r[3])) for r in rows]
 
     # -- HTTP idempotency ------------------------------------------------------------------

@@ -1,0 +1,125 @@
+"""Indexing after a write is bounded, and rows left queued are embedded at start.
+
+The embedder is an OpenAI-compatible embeddings endpoint (a local fake over real HTTP) that
+can hold requests at a gate, which shows who embeds what: a write that had to embed the
+whole backlog itself would wait at the gate.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from pathlib import Path
+from typing import Any
+
+import turngraph
+from turngraph.config import Settings
+from turngraph.recall.index import BATCH, wait_for_index
+
+from ..fakes.openai_server import FakeOpenAI, fake_openai
+
+DIM = 26
+BACKLOG = 4 * BATCH
+RETRIEVAL = {"embedder": "openai:test-embed", "dimension": DIM}
+
+
+def letters(text: str) -> list[float]:
+    counts = [1.0] + [0.0] * (DIM - 1)
+    for ch in text.lower():
+        if "a" <= ch <= "z":
+            counts[ord(ch) - 97] += 1.0
+    return counts
+
+
+@contextmanager
+def gated_embeddings(free: int) -> Iterator[tuple[FakeOpenAI, threading.Event]]:
+    """An embeddings endpoint that answers ``free`` requests at once and holds the rest until
+    the gate opens."""
+    gate = threading.Event()
+    served = 0
+    lock = threading.Lock()
+
+    def embed(path: str, body: dict[str, Any]) -> dict[str, Any]:
+        nonlocal served
+        with lock:
+            served += 1
+            mine = served
+        if mine > free:
+            gate.wait(60)
+        data = [
+            {"object": "embedding", "index": i, "embedding": letters(t)}
+            for i, t in enumerate(body["input"])
+        ]
+        return {"object": "list", "model": body["model"], "data": data}
+
+    with fake_openai() as fake:
+        fake.handler = embed
+        try:
+            yield fake, gate
+        finally:
+            gate.set()
+
+
+def settings_for(fake: FakeOpenAI) -> Settings:
+    return Settings(embeddings_base_url=fake.base_url, embeddings_api_key="sk-e")
+
+
+def leave_backlog(path: Path) -> None:
+    """A memory with BACKLOG observations, every one queued for embedding again, as a process
+    killed between its writes and their indexing leaves them."""
+    with (
+        gated_embeddings(free=10**6) as (fake, _),
+        turngraph.open(path, settings=settings_for(fake)) as db,
+    ):
+        mem = db.create_memory("m", retrieval=RETRIEVAL)
+        for i in range(BACKLOG):
+            mem.add_observation(title=f"note {i}", content=f"note number {i} about tea")
+        assert wait_for_index(db.store, timeout=60)
+    with closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute(
+            "INSERT OR REPLACE INTO index_queue (kind, ref, memory_id) "
+            "SELECT 'observation', id, memory_id FROM observations"
+        )
+
+
+def queued(db: turngraph.Database) -> int:
+    mem = db.memory("m")
+    with db.store.read(mem._id) as tx:
+        return len(tx.index_queue(limit=10 * BACKLOG))
+
+
+def test_a_write_returns_without_embedding_the_backlog_of_others(tmp_path: Path) -> None:
+    path = tmp_path / "backlog.db"
+    leave_backlog(path)
+    with (
+        gated_embeddings(free=1) as (fake, gate),
+        turngraph.open(path, settings=settings_for(fake)) as db,
+    ):
+        mem = db.memory("m")
+        done = threading.Event()
+
+        def write() -> None:
+            mem.remember("I moved to Lisbon last spring.")
+            done.set()
+
+        writer = threading.Thread(target=write, daemon=True)
+        writer.start()
+        # The gate stays shut: a write that embedded the backlog itself never returns.
+        assert done.wait(30), "the write waited on embedding rows it did not write"
+        gate.set()
+        assert wait_for_index(db.store, timeout=60)
+        assert queued(db) == 0
+        writer.join()
+
+
+def test_rows_queued_before_a_crash_are_embedded_at_start(tmp_path: Path) -> None:
+    path = tmp_path / "crashed.db"
+    leave_backlog(path)
+    with gated_embeddings(free=10**6) as (fake, _):
+        with turngraph.open(path, settings=settings_for(fake)) as db:
+            assert wait_for_index(db.store, timeout=60)
+            assert queued(db) == 0  # without any write to the memory
+        sizes = sum(len(r["body"]["input"]) for r in fake.requests)
+        assert sizes >= BACKLOG
