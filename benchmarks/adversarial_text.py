@@ -42,6 +42,8 @@ FAMILIES: dict[str, str] = {
     "and": "and ",
     "I like X and": "I like tea and ",
     "no spaces words": "word",
+    "comma list": "x,",
+    "spaces": " ",
 }
 
 

@@ -8,6 +8,7 @@ inside a list ("the kids and work"). Every step is a single pass over the tokens
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -193,8 +194,9 @@ class Clause:
     often: str = ""  # a frequency said before the subject ("every friday I call grandma")
     lead: str = ""  # the conjunction that opened it (because, if, which, ...)
 
-    @property
+    @functools.cached_property
     def text(self) -> str:
+        """The clause as written (its words are not changed once it is read)."""
         return _GLUE.sub(r"\1", " ".join(self.words))
 
 
@@ -203,21 +205,18 @@ def split_clauses(words: list[str]) -> list[tuple[str, list[str]]]:
     parts: list[tuple[str, list[str]]] = []
     lead, current = "", list[str]()
     for i, w in enumerate(words):
-        low = w.lower()
-        nxt = words[i + 1 : i + 8]  # what follows, as far as any test looks
         if w in _CUTS or w in "!?":
             if current:
                 parts.append((lead, current))
             lead, current = ("," if w not in "!?" else ""), []
             continue
-        if (
-            low in v.BOUNDARY
-            and current
-            and (_opens_clause(nxt, low) or (low == "and" and _opens_infinitive(current, nxt)))
-        ):
-            parts.append((lead, current))
-            lead, current = low, []
-            continue
+        low = w.lower()
+        if low in v.BOUNDARY and current:
+            nxt = words[i + 1 : i + 8]  # what follows, as far as any test looks
+            if _opens_clause(nxt, low) or (low == "and" and _opens_infinitive(current, nxt)):
+                parts.append((lead, current))
+                lead, current = low, []
+                continue
         if low in ("i", "we") and len(current) >= 2 and current[-1].lower() in ("much", "how"):
             # "reminds me how much I love performing": the clause after "how (much)".
             parts.append((lead, current))
@@ -266,18 +265,22 @@ def _is_list_item(part: list[str]) -> bool:
         return False
     if first in v.ADVERBS or first in v.PREPOSITIONS or first in FRAGMENT_STARTS:
         return False
-    if any(w.lower() in gz.JOB_WORDS for w in part):
+    lows = [w.lower() for w in part]
+    if not gz.JOB_WORDS.isdisjoint(lows):
         return False  # "..., backend developer": a description, not a list item
     # "spanish, english and a little french": a longer item still continues a list when it
     # joins more items with "and" / "or".
-    limit = 6 if any(w.lower() in ("and", "or") for w in part) else 4
+    limit = 6 if "and" in lows or "or" in lows else 4
     return len(part) <= limit and not any(is_finite(w) for w in part)
+
+
+_LEADING_ADVERBS = v.ADVERBS | {"then", "also", "now"}
 
 
 def _opens_clause(nxt: list[str], conj: str) -> bool:
     """Whether the words after a conjunction start a clause of their own."""
     i = 0
-    while i < len(nxt) and nxt[i].lower() in v.ADVERBS | {"then", "also", "now"}:
+    while i < len(nxt) and nxt[i].lower() in _LEADING_ADVERBS:
         i += 1
     if i >= len(nxt):
         return False

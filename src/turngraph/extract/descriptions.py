@@ -125,7 +125,7 @@ class DescriptionRules(TurnState):
             return
         first = words[0].lower()
         nxt = words[1].lower() if len(words) > 1 else ""
-        if first.isdigit() and 0 < int(first) < 120:
+        if first.isdigit() and len(first) <= 3 and 0 < int(first) < 120:
             unit = nxt in ("years", "year", "yrs", "y/o", "yo")
             said_old = unit and len(words) > 2 and words[2].lower() == "old"
             bare = len(words) == 1 or nxt in ("and", "now", "by", "btw", "soon", "today", "!")

@@ -109,7 +109,7 @@ _ILL = re.compile(
 )
 _CAUSE = re.compile(r"(?<![\w'])'(?:cause|cuz|cos)\b", re.I)
 # Laughter and similar tags end what was said before them.
-_LAUGH = re.compile(r"\s+\b(?:lol|lmao|lmfao|rofl|haha+|hehe+|jk|xd)\b", re.I)
+_LAUGH = re.compile(r"(?<!\s)\s+\b(?:lol|lmao|lmfao|rofl|haha+|hehe+|jk|xd)\b", re.I)
 
 
 _HIGH = re.compile("[\u2001-\U0010ffff]")

@@ -80,7 +80,7 @@ _CORRECTION_LEAD = re.compile(
     re.I,
 )
 _DOUBLED = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.I)
-_PARTS = re.compile(r"\s*(?:[,;:]|\s-\s|\bbut\b)\s*", re.I)
+_PARTS = re.compile(r"(?<!\s)\s*(?:[,;:]|\s-\s|\bbut\b)\s*", re.I)
 _TRAILING_QUESTION = re.compile(
     r",\s*(?:any|anything|anyone|anybody|thoughts|what|how|did|do|does|is|are|was|were|have|"
     r"has|can|could|would|will|"
@@ -121,6 +121,7 @@ def _generic_gerund(sentence: str) -> bool:
     return _GERUND_SUBJECT.match(sentence) is not None and not _MINE.search(sentence)
 
 
+MAX_SENTENCE_TOKENS = 1_000
 _COPULA_STARTS = frozenset(
     "big huge fan from allergic single married engaged divorced widowed separated dating "
     "based living in into vegan vegetarian pescatarian keto".split()
@@ -249,7 +250,10 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
         carried: Clause | None = None
         pending_time: TimeRef | None = None
         previous: list[str] = []
-        for n, (lead, words) in enumerate(split_clauses(tokenize(sentence))):
+        # A "sentence" of thousands of words is no sentence a person wrote: its clauses are
+        # read up to a bound, so such text costs little.
+        said = tokenize(sentence)[:MAX_SENTENCE_TOKENS]
+        for n, (lead, words) in enumerate(split_clauses(said)):
             clause = parse_clause(lead, words, self.people, pronoun=self.pronoun)
             if lead in ("if", "unless") or (
                 lead in ("when", "once", "until") and not clause.past and clause.modal != "used_to"
@@ -335,7 +339,8 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
     def _ages(self, words: list[str]) -> None:
         """ "me 28, my brother Tevita 31": ages given in a list."""
         for i in range(len(words) - 1):
-            if not (words[i + 1].isdigit() and 0 < int(words[i + 1]) < 120):
+            age = words[i + 1]
+            if not (age.isdigit() and len(age) <= 3 and 0 < int(age) < 120):
                 continue
             if i + 2 < len(words) and words[i + 2] not in (",", ";"):
                 continue
