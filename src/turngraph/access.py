@@ -6,7 +6,10 @@ inspect, read in full, list and read files, state, turns) < ``read_write`` (adds
 turns, adding observations, storing files, running consolidation: additive only) < ``full``
 (adds update, delete, forget, accepting merges: corrective). A memory at organization
 visibility is readable by every principal of its organization without a connection. An admin
-principal holds ``full`` on every memory and manages keys and grants.
+principal holds ``full`` on every memory and manages keys and grants. Creating memories and
+opening one to its organization are admin rights; an admin may let a principal create memories
+(``create_memories``). To a principal of another organization without a connection, a memory
+does not exist: it is told "not found", as for a name nobody uses.
 
 Keys are ``tg_<id>_<secret>`` with a 192-bit random secret; only a SHA-256 of the whole key
 is stored (a fast hash suffices for a random secret of that size), so a key is shown once.
@@ -68,9 +71,17 @@ class Caller:
             return "read"
         return None
 
+    @property
+    def may_create_memories(self) -> bool:
+        return self.principal.admin or self.principal.create_memories
+
     def require(self, store: Store, memory: MemoryRow, needed: Tier) -> Tier:
-        """The caller's tier on ``memory``, or ForbiddenError naming what is missing."""
+        """The caller's tier on ``memory``, or ForbiddenError naming what is missing
+        (NotFoundError, as for an unknown name, when the memory belongs to another
+        organization and the caller has no connection to it)."""
         held = self.tier_on(store, memory)
+        if held is None and memory.organization != self.principal.organization:
+            raise NotFoundError(f"no memory named {memory.name!r}", memory=memory.name)
         if held is None:
             raise ForbiddenError(
                 f"principal {self.principal.id!r} has no connection to memory {memory.name!r}",
@@ -102,6 +113,7 @@ class Access:
         display_name: str | None = None,
         kind: str = "agent",
         admin: bool = False,
+        create_memories: bool = False,
     ) -> PrincipalRow:
         check_id(principal_id, "principal")
         check_id(organization, "organization")
@@ -111,8 +123,23 @@ class Access:
         if not name or len(name) > 200:
             raise ValidationError("display_name must be 1-200 characters", field="display_name")
         return self.store.create_principal(
-            PrincipalRow(principal_id, organization, name, kind, admin, datetime.now(UTC))
+            PrincipalRow(
+                principal_id,
+                organization,
+                name,
+                kind,
+                admin,
+                datetime.now(UTC),
+                create_memories=bool(create_memories),
+            )
         )
+
+    def allow_memory_creation(self, principal_id: str, allowed: bool = True) -> PrincipalRow:
+        """Let ``principal_id`` create memories (or take that right back)."""
+        row = self.store.set_create_memories(principal_id, bool(allowed))
+        if row is None:
+            raise NotFoundError(f"no principal {principal_id!r}", principal=principal_id)
+        return row
 
     def principal(self, principal_id: str) -> PrincipalRow:
         found = self.store.get_principal(principal_id)

@@ -77,15 +77,22 @@ def create_app(settings: ServerSettings | None = None, *, db: Database | None = 
 
 def _warm(db: Database) -> None:
     """Load the embedders the memories use, and start the extraction workers, before the
-    first request needs them."""
+    first request needs them.
+
+    A memory whose embedder cannot load (a model no longer on disk, an endpoint no longer
+    configured) never stops the server: it is reported here, its requests are refused with
+    503 naming the cause, and every other memory serves."""
     if isinstance(db.extractor, ProcessExtractor):
         db.extractor.warm()
-    for info in db.list_memories():
-        embedder = db.memory(info.name).embedder
-        if embedder is not None:
-            embedder.embed(["warm up"])
-            if isinstance(embedder, OnnxEmbedder):
-                embedder.single_threaded().embed(["warm up"])
+    for row in db.store.list_memories():
+        try:
+            embedder = db.memory(row.name).embedder
+            if embedder is not None:
+                embedder.embed(["warm up"])
+                if isinstance(embedder, OnnxEmbedder):
+                    embedder.single_threaded().embed(["warm up"])
+        except (TurngraphError, OSError, RuntimeError, ValueError) as exc:
+            log.error("memory %r cannot be served until its embedder loads: %s", row.name, exc)
 
 
 def _problem(status: int, message: str, **extra: Any) -> JSONResponse:

@@ -137,7 +137,25 @@ def bind(db: Database, caller: Caller, name: str, needed: Tier, *, bad_id: int =
     if row is None:
         raise NotFoundError(f"no memory named {name!r}", memory=name)
     tier = caller.require(db.store, row, needed)
-    return Bound(db.memory(name), row, caller, tier)
+    memory = db.memory(name)
+    check_servable(memory)
+    return Bound(memory, row, caller, tier)
+
+
+def check_servable(memory: Memory) -> None:
+    """503 naming the cause when the memory's embedder cannot load (its writes could not be
+    indexed nor its dense recall run); tried again on every request, so it serves as soon as
+    the cause is fixed."""
+    try:
+        memory.embedder  # noqa: B018 (built once per process, then shared)
+    except (TurngraphError, OSError, RuntimeError, ValueError) as exc:
+        raise HTTPProblem(
+            503,
+            f"memory {memory.name!r} cannot be served: its embedder "
+            f"{memory.retrieval.embedder!r} does not load ({exc}); an operator must make it "
+            "available (install the model, set the embeddings endpoint)",
+            memory=memory.name,
+        ) from None
 
 
 _HEADER_SAFE = re.compile(r"[^\x21-\x7e]")

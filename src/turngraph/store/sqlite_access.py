@@ -13,12 +13,15 @@ from turngraph.errors import ConflictError
 from turngraph.store.base import GrantRow, IdempotencyRecord, KeyRow, PrincipalRow
 from turngraph.store.sqlite_rows import from_db, to_db
 
-_PRINCIPAL = "SELECT id, organization, display_name, kind, admin, created_at FROM principals"
+_PRINCIPAL = (
+    "SELECT id, organization, display_name, kind, admin, created_at, create_memories "
+    "FROM principals"
+)
 _KEY = "SELECT id, principal_id, name, created_at, revoked_at FROM api_keys"
 
 
 def _principal(r: Any) -> PrincipalRow:
-    return PrincipalRow(r[0], r[1], r[2], r[3], bool(r[4]), from_db(r[5]))
+    return PrincipalRow(r[0], r[1], r[2], r[3], bool(r[4]), from_db(r[5]), bool(r[6]))
 
 
 def _key(r: Any) -> KeyRow:
@@ -52,7 +55,7 @@ class AccessRows:
             with self._tx() as conn:
                 conn.execute(
                     "INSERT INTO principals (id, organization, display_name, kind, admin, "
-                    "created_at) VALUES (?,?,?,?,?,?)",
+                    "created_at, create_memories) VALUES (?,?,?,?,?,?,?)",
                     (
                         row.id,
                         row.organization,
@@ -60,6 +63,7 @@ class AccessRows:
                         row.kind,
                         int(row.admin),
                         to_db(row.created_at),
+                        int(row.create_memories),
                     ),
                 )
         except sqlite3.IntegrityError:
@@ -80,6 +84,15 @@ class AccessRows:
     def count_principals(self) -> int:
         return int(self._fetch("SELECT count(*) FROM principals")[0][0])
 
+    def set_create_memories(self, principal_id: str, allowed: bool) -> PrincipalRow | None:
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE principals SET create_memories = ? WHERE id = ?",
+                (int(allowed), principal_id),
+            )
+            r = conn.execute(f"{_PRINCIPAL} WHERE id = ?", (principal_id,)).fetchone()
+        return None if r is None else _principal(r)
+
     # -- keys ------------------------------------------------------------------------------
 
     def add_key(self, row: KeyRow, key_hash: str) -> KeyRow:
@@ -94,7 +107,8 @@ class AccessRows:
     def find_key(self, key_hash: str) -> tuple[KeyRow, PrincipalRow] | None:
         rows = self._fetch(
             "SELECT k.id, k.principal_id, k.name, k.created_at, k.revoked_at, "
-            "p.id, p.organization, p.display_name, p.kind, p.admin, p.created_at "
+            "p.id, p.organization, p.display_name, p.kind, p.admin, p.created_at, "
+            "p.create_memories "
             "FROM api_keys k JOIN principals p ON p.id = k.principal_id "
             "WHERE k.key_hash = ? AND k.revoked_at IS NULL",
             (key_hash,),
