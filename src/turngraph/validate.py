@@ -160,7 +160,14 @@ def parse_datetime(value: object, *, field: str) -> datetime:
         )
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
-    return dt.astimezone(UTC)
+    try:
+        return dt.astimezone(UTC)
+    except OverflowError:  # an offset that steps outside years 1-9999
+        raise ValidationError(
+            f"{field} {value!s:.64} is outside the calendar in UTC: use a time between "
+            "0001-01-01 and 9999-12-31 (UTC)",
+            field=field,
+        ) from None
 
 
 def normalize_tags(tags: object, *, limits: Limits, field: str = "tags") -> list[str]:
@@ -461,7 +468,29 @@ def fingerprint(operation: str, payload: Mapping[str, Any]) -> str:
         ensure_ascii=False,
         default=_json_default,
     )
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    # A lone surrogate is refused by validation, which may run after the fingerprint.
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+MAX_JSON_DEPTH = 32
+
+
+def check_json_value(value: object, *, field: str, depth: int = 0) -> None:
+    """A JSON value fit for storage and for every response: nested at most ``MAX_JSON_DEPTH``
+    deep, every string and key valid text (no lone surrogate, no NUL)."""
+    if depth > MAX_JSON_DEPTH:
+        raise ValidationError(f"{field} is nested deeper than {MAX_JSON_DEPTH} levels", field=field)
+    if isinstance(value, str):
+        check_text(value, field=field, multiline=True)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            check_text(key, field=f"{field} key", multiline=True)
+            check_json_value(item, field=field, depth=depth + 1)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            check_json_value(item, field=field, depth=depth + 1)
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise ValidationError(f"{field} holds a number JSON cannot carry ({value})", field=field)
 
 
 def _json_default(value: object) -> object:

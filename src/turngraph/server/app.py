@@ -69,6 +69,7 @@ def create_app(settings: ServerSettings | None = None, *, db: Database | None = 
     # MCP over streamable HTTP, with the same keys and tiers (not in the OpenAPI document).
     app.router.routes.append(Route("/mcp", gateway, methods=["GET", "POST", "DELETE"]))
     _errors(app)
+    app.add_middleware(UnexpectedErrorMiddleware)
     app.add_middleware(TimeoutMiddleware, seconds=settings.request_timeout_seconds)
     app.add_middleware(BodyLimitMiddleware, limit=settings.max_body_bytes)
     app.add_middleware(TraceMiddleware)
@@ -95,7 +96,8 @@ def _warm(db: Database) -> None:
             log.error("memory %r cannot be served until its embedder loads: %s", row.name, exc)
 
 
-def _problem(status: int, message: str, **extra: Any) -> JSONResponse:
+def _problem(status: int, message: str, /, **extra: Any) -> JSONResponse:
+    # Positional-only: an error's own fields may be named "status" or "message".
     body = {"message": message, **{k: v for k, v in extra.items() if v is not None}}
     return JSONResponse(body, status_code=status)
 
@@ -214,6 +216,30 @@ class _Tracked:
 
 async def _no_body() -> Message:
     return {"type": "http.request", "body": b"", "more_body": False}
+
+
+class UnexpectedErrorMiddleware:
+    """Answers an unexpected exception with 500 and ``{"message": ...}`` and keeps the
+    connection open (the framework's own last-resort handler re-raises it to the server,
+    which then drops the keep-alive connection)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        tracked = _Tracked(send)
+        try:
+            await self.app(scope, receive, tracked)
+        except (_TooBig, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            log.exception("unexpected error", exc_info=exc)
+            if tracked.started:
+                raise
+            await _problem(500, "internal error; see the server log")(scope, _no_body, send)
 
 
 class TimeoutMiddleware:

@@ -9,7 +9,7 @@ from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from turngraph.errors import ConflictError
+from turngraph.errors import ConflictError, StoreError
 from turngraph.store.base import GrantRow, IdempotencyRecord, KeyRow, PrincipalRow
 from turngraph.store.sqlite_rows import from_db, to_db
 
@@ -40,13 +40,27 @@ class AccessRows:
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
         with self._file_lock, self._lease() as conn:
-            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:  # another process holds the write lock
+                raise StoreError(f"cannot start a write: {exc}") from exc
             try:
                 yield conn
+            except sqlite3.IntegrityError:
+                conn.execute("ROLLBACK")
+                raise
+            except sqlite3.Error as exc:
+                conn.execute("ROLLBACK")
+                raise StoreError(f"write failed: {exc}") from exc
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
-            conn.execute("COMMIT")
+            try:
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise StoreError(f"commit failed: {exc}") from exc
 
     # -- principals ------------------------------------------------------------------------
 
