@@ -110,7 +110,9 @@ def _errors(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPProblem)
     async def problem(_: Request, exc: HTTPProblem) -> JSONResponse:
-        return _problem(exc.status, exc.message, **exc.extra)
+        response = _problem(exc.status, exc.message, **exc.extra)
+        response.headers.update(exc.headers)
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -258,6 +260,23 @@ class TimeoutMiddleware:
             await asyncio.wait_for(self.app(scope, receive, tracked), self.seconds)
         except TimeoutError:
             if not tracked.started:
-                response = _problem(503, f"the request took longer than {self.seconds:g} s")
-                response.headers["Retry-After"] = "1"
-                await response(scope, _no_body, send)
+                await self._answer_late(scope, send)
+
+    async def _answer_late(self, scope: Scope, send: Send) -> None:
+        # The worker cannot be stopped: a write goes on and may still land. A retry is safe
+        # for a read, or for a write with an Idempotency-Key (the retry waits for the first
+        # one's result); without a key it may store a second copy, so none is invited.
+        safe = scope.get("method") in ("GET", "HEAD", "OPTIONS")
+        keyed = any(k == b"idempotency-key" for k, _ in scope.get("headers", []))
+        message = f"the request took longer than {self.seconds:g} s"
+        if not safe:
+            message += "; its write goes on and may still complete" + (
+                ": retry with the same Idempotency-Key to get its result"
+                if keyed
+                else ": check before retrying, or send an Idempotency-Key so that a retry "
+                "cannot store it twice"
+            )
+        response = _problem(503, message)
+        if safe or keyed:
+            response.headers["Retry-After"] = "1"
+        await response(scope, _no_body, send)

@@ -38,10 +38,13 @@ class ErrorBody(BaseModel):
 class HTTPProblem(Exception):
     """An error answered with ``status`` and ``{"message": ...}``."""
 
-    def __init__(self, status: int, message: str, **extra: Any) -> None:
+    def __init__(
+        self, status: int, message: str, *, headers: dict[str, str] | None = None, **extra: Any
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.headers = headers or {}
         self.extra = extra
 
 

@@ -10,7 +10,7 @@ suite checks them all.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -558,7 +558,8 @@ class AccessStore(Protocol):
         *,
         now: datetime,
         expired_before: datetime,
-        stale_before: datetime,
+        owner: str,
+        abandoned: Callable[[str | None], bool],
     ) -> IdempotencyRecord | None: ...
     def idempotency_finish(self, scope: str, key: str, status: int, body: str) -> None: ...
     def idempotency_release(self, scope: str, key: str) -> None: ...

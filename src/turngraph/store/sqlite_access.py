@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -193,28 +193,30 @@ class AccessRows:
         *,
         now: datetime,
         expired_before: datetime,
-        stale_before: datetime,
+        owner: str,
+        abandoned: Callable[[str | None], bool],
     ) -> IdempotencyRecord | None:
-        """Claim ``key`` for a new request (None), or return the record that holds it.
+        """Claim ``key`` for a new request by ``owner`` (None), or return the record that
+        holds it.
 
-        Records older than ``expired_before`` are forgotten; a pending claim older than
-        ``stale_before`` (its request died without finishing) is taken over.
+        Records older than ``expired_before`` are forgotten; a pending claim is taken over
+        only when ``abandoned(its owner)`` says the process that made it is gone.
         """
         with self._tx() as conn:
             conn.execute(
                 "DELETE FROM http_idempotency WHERE created_at < ?", (to_db(expired_before),)
             )
             r = conn.execute(
-                "SELECT fingerprint, state, status, body, created_at FROM http_idempotency "
+                "SELECT fingerprint, state, status, body, owner FROM http_idempotency "
                 "WHERE scope = ? AND key = ?",
                 (scope, key),
             ).fetchone()
-            if r is not None and not (r[1] == "pending" and from_db(r[4]) < stale_before):
+            if r is not None and not (r[1] == "pending" and abandoned(r[4])):
                 return IdempotencyRecord(r[0], r[1], r[2], r[3])
             conn.execute(
                 "INSERT OR REPLACE INTO http_idempotency (scope, key, fingerprint, state, "
-                "created_at) VALUES (?,?,?,'pending',?)",
-                (scope, key, fingerprint, to_db(now)),
+                "created_at, owner) VALUES (?,?,?,'pending',?,?)",
+                (scope, key, fingerprint, to_db(now), owner),
             )
         return None
 
