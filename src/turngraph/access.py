@@ -26,6 +26,7 @@ from typing import Literal
 
 from turngraph.errors import ForbiddenError, NotFoundError, ValidationError
 from turngraph.store.base import GrantRow, KeyRow, MemoryRow, PrincipalRow, Store
+from turngraph.validate import check_text
 
 Tier = Literal["read", "read_write", "full"]
 TIERS: tuple[Tier, ...] = ("read", "read_write", "full")
@@ -119,7 +120,11 @@ class Access:
         check_id(organization, "organization")
         if kind not in KINDS:
             raise ValidationError(f"kind must be one of {', '.join(KINDS)}", field="kind")
-        name = principal_id if display_name is None else str(display_name).strip()
+        name = (
+            principal_id
+            if display_name is None
+            else check_text(display_name, field="display_name").strip()
+        )
         if not name or len(name) > 200:
             raise ValidationError("display_name must be 1-200 characters", field="display_name")
         return self.store.create_principal(
@@ -161,7 +166,7 @@ class Access:
         """A new key for ``principal_id``: ``(row, key)``. The key is never stored or shown
         again. ``secret`` adopts a key chosen by the operator (at least 16 characters)."""
         self.principal(principal_id)
-        label = str(name).strip()
+        label = check_text(name, field="name").strip()
         if not label or len(label) > 100:
             raise ValidationError("key name must be 1-100 characters", field="name")
         key_id = secrets.token_hex(6)

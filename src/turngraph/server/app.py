@@ -176,22 +176,32 @@ class BodyLimitMiddleware:
                     await self._refuse(send)
                     return
         seen = 0
+        over = False
 
         async def counted() -> Message:
-            nonlocal seen
+            nonlocal seen, over
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.limit:
+                    over = True
                     raise _TooBig
             return message
 
+        async def answer(message: Message) -> None:
+            # The framework may turn a failed read of the body into its own 400: a body
+            # (chunked, without a Content-Length) that went over the limit is still a 413.
+            if not over:
+                await tracked(message)
+            elif message["type"] == "http.response.start" and not tracked.started:
+                await self._refuse(tracked)
+
         tracked = _Tracked(send)
         try:
-            await self.app(scope, counted, tracked)
+            await self.app(scope, counted, answer)
         except _TooBig:
             if not tracked.started:
-                await self._refuse(send)
+                await self._refuse(tracked)
 
     async def _refuse(self, send: Send) -> None:
         response = _problem(413, f"request body is over the limit of {self.limit} bytes")
