@@ -4,6 +4,7 @@ organization's memory reads as an unknown name."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +134,28 @@ def test_a_memory_whose_embedder_no_longer_loads_does_not_stop_the_server(
             assert r.status_code == 503, r.text
             assert "openai:e" in r.json()["message"]
         assert srv.db.memory("remote").info().observations == 0
+
+
+def test_a_memory_whose_stored_configuration_is_unreadable_does_not_stop_the_server(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "u.db"
+    with turngraph.open(path) as db:
+        db.create_memory("broken", retrieval={"embedder": "none"})
+        db.create_memory("fine", retrieval={"embedder": "none"})
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE memories SET retrieval = '{\"embedder\": 5}' WHERE name = 'broken'")
+    conn.close()
+    with running(path) as srv:
+        auth = _auth(srv.admin_key)
+        ok = httpx.post(f"{srv.url}/api/v1/fine/facts", headers=auth, json={"text": "Hi."})
+        assert ok.status_code == 200, ok.text
+        r = httpx.post(f"{srv.url}/api/v1/broken/facts", headers=auth, json={"text": "Hi."})
+        assert r.status_code == 503, r.text
+        assert "broken" in r.json()["message"]
+        listed = httpx.get(f"{srv.url}/v1/memories", headers=auth)
+        assert listed.status_code == 200, listed.text
+        assert [m["name"] for m in listed.json()] == ["fine"]
 
 
 def test_another_organizations_memory_reads_as_an_unknown_name(server: Running) -> None:

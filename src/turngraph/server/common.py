@@ -140,7 +140,15 @@ def bind(db: Database, caller: Caller, name: str, needed: Tier, *, bad_id: int =
     if row is None:
         raise NotFoundError(f"no memory named {name!r}", memory=name)
     tier = caller.require(db.store, row, needed)
-    memory = db.memory(name)
+    try:
+        memory = db.memory(name)
+    except ValueError as exc:  # a stored configuration that no longer parses
+        raise HTTPProblem(
+            503,
+            f"memory {name!r} cannot be served: its stored retrieval configuration does not "
+            f"load ({exc})",
+            memory=name,
+        ) from None
     check_servable(memory)
     return Bound(memory, row, caller, tier)
 

@@ -229,8 +229,13 @@ def list_memories(db: DatabaseDep, caller: CallerDep) -> list[MemoryInfo]:
     out = []
     for row in db.store.list_memories():
         tier = caller.tier_on(db.store, row)
-        if tier is not None:
-            out.append(db.memory(row.name).info().model_copy(update={"tier": tier}))
+        if tier is None:
+            continue
+        try:
+            info = db.memory(row.name).info()
+        except ValueError:  # a stored configuration that no longer parses: refused on use
+            continue
+        out.append(info.model_copy(update={"tier": tier}))
     return out
 
 
