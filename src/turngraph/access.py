@@ -6,7 +6,10 @@ inspect, read in full, list and read files, state, turns) < ``read_write`` (adds
 turns, adding observations, storing files, running consolidation: additive only) < ``full``
 (adds update, delete, forget, accepting merges: corrective). A memory at organization
 visibility is readable by every principal of its organization without a connection. An admin
-principal holds ``full`` on every memory and manages keys and grants.
+principal holds ``full`` on every memory and manages keys and grants. Creating memories and
+opening one to its organization are admin rights; an admin may let a principal create memories
+(``create_memories``). To a principal of another organization without a connection, a memory
+does not exist: it is told "not found", as for a name nobody uses.
 
 Keys are ``tg_<id>_<secret>`` with a 192-bit random secret; only a SHA-256 of the whole key
 is stored (a fast hash suffices for a random secret of that size), so a key is shown once.
@@ -23,6 +26,7 @@ from typing import Literal
 
 from turngraph.errors import ForbiddenError, NotFoundError, ValidationError
 from turngraph.store.base import GrantRow, KeyRow, MemoryRow, PrincipalRow, Store
+from turngraph.validate import check_text
 
 Tier = Literal["read", "read_write", "full"]
 TIERS: tuple[Tier, ...] = ("read", "read_write", "full")
@@ -68,9 +72,17 @@ class Caller:
             return "read"
         return None
 
+    @property
+    def may_create_memories(self) -> bool:
+        return self.principal.admin or self.principal.create_memories
+
     def require(self, store: Store, memory: MemoryRow, needed: Tier) -> Tier:
-        """The caller's tier on ``memory``, or ForbiddenError naming what is missing."""
+        """The caller's tier on ``memory``, or ForbiddenError naming what is missing
+        (NotFoundError, as for an unknown name, when the memory belongs to another
+        organization and the caller has no connection to it)."""
         held = self.tier_on(store, memory)
+        if held is None and memory.organization != self.principal.organization:
+            raise NotFoundError(f"no memory named {memory.name!r}", memory=memory.name)
         if held is None:
             raise ForbiddenError(
                 f"principal {self.principal.id!r} has no connection to memory {memory.name!r}",
@@ -102,17 +114,37 @@ class Access:
         display_name: str | None = None,
         kind: str = "agent",
         admin: bool = False,
+        create_memories: bool = False,
     ) -> PrincipalRow:
         check_id(principal_id, "principal")
         check_id(organization, "organization")
         if kind not in KINDS:
             raise ValidationError(f"kind must be one of {', '.join(KINDS)}", field="kind")
-        name = principal_id if display_name is None else str(display_name).strip()
+        name = (
+            principal_id
+            if display_name is None
+            else check_text(display_name, field="display_name").strip()
+        )
         if not name or len(name) > 200:
             raise ValidationError("display_name must be 1-200 characters", field="display_name")
         return self.store.create_principal(
-            PrincipalRow(principal_id, organization, name, kind, admin, datetime.now(UTC))
+            PrincipalRow(
+                principal_id,
+                organization,
+                name,
+                kind,
+                admin,
+                datetime.now(UTC),
+                create_memories=bool(create_memories),
+            )
         )
+
+    def allow_memory_creation(self, principal_id: str, allowed: bool = True) -> PrincipalRow:
+        """Let ``principal_id`` create memories (or take that right back)."""
+        row = self.store.set_create_memories(principal_id, bool(allowed))
+        if row is None:
+            raise NotFoundError(f"no principal {principal_id!r}", principal=principal_id)
+        return row
 
     def principal(self, principal_id: str) -> PrincipalRow:
         found = self.store.get_principal(principal_id)
@@ -134,7 +166,7 @@ class Access:
         """A new key for ``principal_id``: ``(row, key)``. The key is never stored or shown
         again. ``secret`` adopts a key chosen by the operator (at least 16 characters)."""
         self.principal(principal_id)
-        label = str(name).strip()
+        label = check_text(name, field="name").strip()
         if not label or len(label) > 100:
             raise ValidationError("key name must be 1-100 characters", field="name")
         key_id = secrets.token_hex(6)

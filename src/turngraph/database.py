@@ -26,6 +26,7 @@ from turngraph.extract.rules import RuleExtractor
 from turngraph.extraction_pool import ProcessExtractor
 from turngraph.memory import Memory
 from turngraph.models import MemoryInfo, RetrievalConfig, Visibility
+from turngraph.recall.embed import load_embedder
 from turngraph.recall.index import schedule
 from turngraph.store.base import MemoryRow, Store
 from turngraph.store.sqlite import SQLiteStore
@@ -151,7 +152,8 @@ class Database:
                     continue
             try:
                 embedder = Memory(self.store, row, self.extractor).embedder
-            except TurngraphError as exc:  # served lexically; its rows stay queued
+            except (TurngraphError, OSError, RuntimeError, ValueError) as exc:
+                # Its rows stay queued; the server refuses its requests until it loads.
                 log.warning("memory %r cannot load its embedder: %s", row.name, exc)
                 continue
             schedule(self.store, row.id, embedder)
@@ -175,11 +177,20 @@ class Database:
         is whose principals may read it at organization visibility.
 
         Raises ConflictError if a memory of that name exists, ValidationError for a bad name,
-        visibility or configuration.
+        visibility or configuration (an embedder that does not load or embed, or whose vectors
+        are not of the configured dimension).
         """
         validate_memory_name(name)
         vis = _visibility(visibility)
         config = _retrieval(retrieval)
+        # Validated in full before anything is written: a configuration that cannot serve
+        # would otherwise fail every write of the memory, and every start of a server.
+        load_embedder(
+            config.embedder,
+            config.dimension,
+            base_url=self.store.settings.embeddings_base_url,
+            api_key=self.store.settings.embeddings_api_key,
+        )
         row = self.store.create_memory(
             name=name,
             visibility=vis,

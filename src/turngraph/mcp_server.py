@@ -44,6 +44,7 @@ from turngraph.models import (
     TurnPage,
     WriteResult,
 )
+from turngraph.server.common import HTTPProblem, check_servable
 
 MAX_RESULT_CHARS = 80_000  # a tool result's JSON stays under this (about 80 KB)
 FILE_CHUNK = 60_000  # bytes of a file returned by one read_file call
@@ -516,12 +517,18 @@ class Gateway:
                 )
             name = reachable[0]
         row = db.store.get_memory(name)
-        if row is None:
+        tier = None if row is None else caller.tier_on(db.store, row)
+        if row is None or (tier is None and row.organization != caller.principal.organization):
+            # Another organization's memory is not disclosed: it reads as an unknown name.
             return _Refusal(404, f"no memory named {name!r}")
-        tier = caller.tier_on(db.store, row)
         if tier is None:
             return _Refusal(403, f"this key has no connection to memory {name!r}")
-        return db.memory(name), tier
+        memory = db.memory(name)
+        try:
+            check_servable(memory)
+        except HTTPProblem as exc:
+            return _Refusal(exc.status, exc.message)
+        return memory, tier
 
 
 class _Refusal:

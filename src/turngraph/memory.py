@@ -474,11 +474,12 @@ class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps, ForgetOps):
             s, t = found.get(ref.source_key), found.get(ref.target_key)
             rel_id = None if s is None or t is None else tx.find_relationship(s.id, ref.type, t.id)
             if rel_id is None or rel_id not in backed:
-                warnings.append(
-                    f"relationship {ref.source_key!r} -[{ref.type}]-> "
-                    f"{ref.target_key!r} was not backed by this observation"
+                raise ValidationError(
+                    f"relationship {ref.source_key!r} -[{ref.type}]-> {ref.target_key!r} is "
+                    "not backed by this observation, so it cannot be removed from it",
+                    field="remove_relationships",
+                    relationship=f"{ref.source_key} -[{ref.type}]-> {ref.target_key}",
                 )
-                continue
             tx.delete_backing(observation_id, rel_id)
             backed.discard(rel_id)
             touched.relationship_ids.add(rel_id)
@@ -486,8 +487,12 @@ class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps, ForgetOps):
         for display, key in names:
             entity = found.get(key)
             if entity is None or entity.id not in linked:
-                warnings.append(f"entity {display!r} was not part of this observation")
-                continue
+                raise ValidationError(
+                    f"entity {display!r} is not part of this observation, so it cannot be "
+                    "removed from it",
+                    field="remove_entities",
+                    entity=display,
+                )
             for rel in tx.get_relationships(backed):
                 if entity.id in (rel.source_id, rel.target_id):
                     tx.delete_backing(observation_id, rel.id)

@@ -14,7 +14,7 @@ from turngraph.errors import NotFoundError, ValidationError
 from turngraph.ids import new_id
 from turngraph.models import DeleteResult, Role, Session, Turn, TurnPage
 from turngraph.store.base import ObservationRow, SessionRow, Store, TurnRow, WriteTx
-from turngraph.validate import page_bounds, required_text
+from turngraph.validate import check_json_value, page_bounds, required_text
 
 ROLES: tuple[Role, ...] = ("user", "assistant", "system", "tool")
 MAX_TURN_PAGE = 500
@@ -136,6 +136,7 @@ class SessionOps:
         )
 
     def _metadata(self, metadata: object) -> str:
+        check_json_value(metadata, field="metadata")
         try:
             blob = json.dumps(metadata)
         except (TypeError, ValueError) as exc:

@@ -36,6 +36,8 @@ from turngraph.sessions import SessionOps, check_role, session_row
 from turngraph.store.base import ObservationRow, ReadTx, Store, WriteTx
 from turngraph.validate import (
     check_content,
+    check_speaker,
+    check_triple_entities,
     fingerprint,
     optional_text,
     parse_datetime,
@@ -148,6 +150,10 @@ class TurnOps(SessionOps):
         mode = self._infer(infer)
         category = self._category(memory_category)
         tags = _labels(labels)
+        if mode == "triples":
+            check_triple_entities(triples, field="triples")
+        if links:
+            check_triple_entities(links, field="links")
         raw_triples = triples_extraction(triples) if mode == "triples" else None
         raw_links = triples_extraction(links) if links else None
         if raw_triples is not None and message["content"] is None:
@@ -492,7 +498,7 @@ class TurnOps(SessionOps):
         return {
             "content": content,
             "role": check_role(role, field.rsplit(".", 1)[0] + ".role" if "." in field else "role"),
-            "speaker": optional_text(speaker, field="speaker", limit=200),
+            "speaker": check_speaker(optional_text(speaker, field="speaker", limit=200)),
             "observed_at": None
             if observed_at is None
             else parse_datetime(observed_at, field="observed_at"),
@@ -544,6 +550,12 @@ class TurnOps(SessionOps):
             return self.extractor.extract(message["content"], context), None
         except ExtractionError as exc:
             return None, str(exc)
+        except OverflowError:  # a relative time ("next week") read at the calendar's edge
+            raise ValidationError(
+                f"observed_at {context.observed_at.isoformat()} is so close to the calendar's "
+                "edge that the turn's relative times fall outside it; use a time further in",
+                field="observed_at",
+            ) from None
 
     def _infer(self, infer: object) -> str:
         if infer not in INFER_MODES:

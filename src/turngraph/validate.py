@@ -97,20 +97,66 @@ def normalize_name(name: object, *, field: str, limit: int) -> tuple[str, str]:
     """
     # Tabs and newlines are allowed here: they collapse to single spaces below.
     text = check_text(name, field=field, multiline=True)
-    display = _WS_RE.sub(" ", unicodedata.normalize("NFKC", text)).strip().strip(_EDGE_PUNCT)
-    display = display.strip()
-    if not display:
+    display = _visible(_WS_RE.sub(" ", unicodedata.normalize("NFKC", text)))
+    display = _WS_RE.sub(" ", display).strip().strip(_EDGE_PUNCT).strip()
+    if not any(unicodedata.category(ch)[0] in "LNS" for ch in display):
         raise ValidationError(
-            f"{field} is empty once whitespace and punctuation are removed", field=field, name=text
+            f"{field} has no letter, digit or symbol once invisible characters, whitespace and "
+            "punctuation are removed",
+            field=field,
+            name=text,
         )
     _bounded(display, limit, field=field)
     return display, name_key(display)
 
 
+# Never part of a name as it reads: bidirectional controls and zero-width spaces. Joiners
+# (U+200C, U+200D) shape some scripts and emoji, so a name keeps them inside; its key drops
+# every format character, so the spellings with and without them are one entity.
+_INVISIBLE = dict.fromkeys([0x200B, 0x200E, 0x200F, 0x061C, 0x2060, 0xFEFF, 0x180E])
+_INVISIBLE.update(dict.fromkeys(range(0x202A, 0x202F)))
+_INVISIBLE.update(dict.fromkeys(range(0x2066, 0x206A)))
+
+
+def _visible(text: str) -> str:
+    return text.translate(_INVISIBLE).strip("\u200c\u200d")
+
+
 def name_key(display: str) -> str:
     """The normalized lookup key of an entity name (see :func:`normalize_name`)."""
     folded = unicodedata.normalize("NFKC", display).casefold()
+    folded = "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
     return _WS_RE.sub(" ", folded).strip().strip(_EDGE_PUNCT).strip()
+
+
+def check_triple_entities(triples: object, *, field: str) -> None:
+    """The entities of caller-supplied triples meet the graph API's rules: a name with
+    something visible in it, a type of letters, digits and underscores (not silently stored
+    as ``other``). Other faults of the triples' shape are left to their parser to name."""
+    if not isinstance(triples, Sequence) or isinstance(triples, str | bytes):
+        return
+    for i, triple in enumerate(triples):
+        if not isinstance(triple, Mapping):
+            continue
+        for part in ("entity", "target"):
+            value = triple.get(part)
+            if not isinstance(value, Mapping):
+                continue
+            where = f"{field}[{i}].{part}"
+            if isinstance(value.get("name"), str):
+                normalize_name(value["name"], field=f"{where}.name", limit=200)
+            if value.get("type") is not None:
+                normalize_type(value["type"], field=f"{where}.type", limit=64)
+
+
+def check_speaker(value: object, *, limit: int = 200) -> str | None:
+    """A speaker's name as stored: None stays None; a name that is nothing visible (only
+    invisible characters, whitespace or punctuation, like ``"..."``) is refused, since the
+    speaker's facts would have no one to belong to."""
+    if value is None:
+        return None
+    normalize_name(value, field="speaker", limit=limit)
+    return _WS_RE.sub(" ", _visible(str(value))).strip()
 
 
 def normalize_type(value: object, *, field: str, limit: int) -> str:
@@ -160,7 +206,14 @@ def parse_datetime(value: object, *, field: str) -> datetime:
         )
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
-    return dt.astimezone(UTC)
+    try:
+        return dt.astimezone(UTC)
+    except OverflowError:  # an offset that steps outside years 1-9999
+        raise ValidationError(
+            f"{field} {value!s:.64} is outside the calendar in UTC: use a time between "
+            "0001-01-01 and 9999-12-31 (UTC)",
+            field=field,
+        ) from None
 
 
 def normalize_tags(tags: object, *, limits: Limits, field: str = "tags") -> list[str]:
@@ -461,7 +514,29 @@ def fingerprint(operation: str, payload: Mapping[str, Any]) -> str:
         ensure_ascii=False,
         default=_json_default,
     )
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    # A lone surrogate is refused by validation, which may run after the fingerprint.
+    return hashlib.sha256(blob.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+MAX_JSON_DEPTH = 32
+
+
+def check_json_value(value: object, *, field: str, depth: int = 0) -> None:
+    """A JSON value fit for storage and for every response: nested at most ``MAX_JSON_DEPTH``
+    deep, every string and key valid text (no lone surrogate, no NUL)."""
+    if depth > MAX_JSON_DEPTH:
+        raise ValidationError(f"{field} is nested deeper than {MAX_JSON_DEPTH} levels", field=field)
+    if isinstance(value, str):
+        check_text(value, field=field, multiline=True)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            check_text(key, field=f"{field} key", multiline=True)
+            check_json_value(item, field=field, depth=depth + 1)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            check_json_value(item, field=field, depth=depth + 1)
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise ValidationError(f"{field} holds a number JSON cannot carry ({value})", field=field)
 
 
 def _json_default(value: object) -> object:

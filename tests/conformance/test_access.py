@@ -111,10 +111,8 @@ def test_bad_access_input_is_rejected(db: turngraph.Database) -> None:
 def test_http_idempotency_records_claim_replay_and_expire(db: turngraph.Database) -> None:
     store = db.store
     now = datetime.now(UTC)
-    window = {
-        "expired_before": now - timedelta(hours=24),
-        "stale_before": now - timedelta(seconds=60),
-    }
+    alive = {"owner": "host:1:a", "abandoned": lambda owner: False}
+    window = {"expired_before": now - timedelta(hours=24), **alive}
     assert store.idempotency_claim("m:p", "k1", "fp", now=now, **window) is None
     pending = store.idempotency_claim("m:p", "k1", "fp", now=now, **window)
     assert pending is not None
@@ -130,5 +128,16 @@ def test_http_idempotency_records_claim_replay_and_expire(db: turngraph.Database
     assert store.idempotency_claim("m:q", "k1", "fp", now=now, **window) is None
     # After 24 hours a record is forgotten.
     later = now + timedelta(hours=25)
-    aged = {"expired_before": later - timedelta(hours=24), "stale_before": later}
+    aged = {"expired_before": later - timedelta(hours=24), **alive}
     assert store.idempotency_claim("m:p", "k1", "new", now=later, **aged) is None
+    # A pending claim is taken over only once its owner is gone, however old it is.
+    assert store.idempotency_claim("m:p", "k3", "fp", now=now, **window) is None
+    hour = now + timedelta(hours=1)
+    assert store.idempotency_claim("m:p", "k3", "fp", now=hour, **window) is not None
+    gone = {"expired_before": now - timedelta(hours=24), "owner": "host:2:b"}
+    assert (
+        store.idempotency_claim(
+            "m:p", "k3", "fp", now=now, abandoned=lambda o: o == "host:1:a", **gone
+        )
+        is None
+    )

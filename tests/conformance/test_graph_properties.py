@@ -91,7 +91,9 @@ class GraphMachine(RuleBasedStateMachine):
         if slug not in self.live:
             return
         keys = {name_key(e["name"]) for e in ents}
-        removals = [r for r in removals if name_key(r) not in keys]
+        # Only what the observation has can be removed from it (anything else is refused).
+        has = {name_key(n) for n in self.mem.get_observation(slug).entities}
+        removals = [r for r in removals if name_key(r) not in keys and name_key(r) in has]
         self.mem.update_observation(
             slug,
             entities=ents,

@@ -88,14 +88,15 @@ def test_removal_is_explicit_and_prunes_what_nothing_else_backs(mem: turngraph.M
     b = mem.add_observation(
         title="b", content="b", entities=[entity("Acme", type="organization")]
     ).observation.slug
+    with pytest.raises(turngraph.ValidationError, match="'Nobody' is not part"):
+        mem.update_observation(a, remove_entities=["Bob", "Nobody"])
     res = mem.update_observation(
         a,
-        remove_entities=["Bob", "Nobody"],
+        remove_entities=["Bob"],
         remove_relationships=[rel("Alice", "works_at", "Acme")],
     )
     assert "Bob" not in res.observation.entities
     assert res.observation.relationships == []
-    assert any("'Nobody' was not part of this observation" in w for w in res.warnings)
     assert any("'Bob' was removed" in w for w in res.warnings)
     with pytest.raises(turngraph.NotFoundError):
         mem.get_entity("Bob")

@@ -15,6 +15,7 @@ import pytest
 import uvicorn
 
 import turngraph
+from turngraph.config import Settings
 from turngraph.server import ServerSettings, create_app
 
 
@@ -46,9 +47,10 @@ def free_port() -> int:
 
 
 @contextmanager
-def running(path: Path, **settings: Any) -> Iterator[Running]:
-    """A server on a free port over the SQLite file ``path`` with an admin key."""
-    db = turngraph.open(path)
+def running(path: Path, *, core: Settings | None = None, **settings: Any) -> Iterator[Running]:
+    """A server on a free port over the SQLite file ``path`` with an admin key (``core``:
+    the database's settings)."""
+    db = turngraph.open(path, settings=core)
     if db.access.is_empty():
         db.access.create_principal("admin", admin=True, kind="human")
     _, admin_key = db.access.create_key("admin")

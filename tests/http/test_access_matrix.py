@@ -199,12 +199,17 @@ ROUTES = [
         lambda m: ("POST", f"{G}/proposals/{_proposal(m)}/reject", {}),
     ),
     Route("graph: list memories", None, lambda m: ("GET", "/v1/memories", {})),
+    Route(
+        "graph: create memory",
+        "admin",
+        lambda m: ("POST", "/v1/memories", {"json": {"name": f"new-{next(_n)}"}}),
+    ),
     Route("whoami", None, lambda m: ("GET", "/v1/whoami", {})),
     Route("admin: principals", "admin", lambda m: ("GET", "/v1/admin/principals", {})),
     Route("admin: keys", "admin", lambda m: ("GET", "/v1/admin/keys", {})),
     Route("admin: grants", "admin", lambda m: ("GET", "/v1/admin/grants", {})),
 ]
-CALLERS = ("none", "bad", "read", "read_write", "full", "other")
+CALLERS = ("none", "bad", "read", "read_write", "full", "other", "foreign")
 TIERS = ("read", "read_write", "full")
 
 
@@ -218,6 +223,7 @@ def keys(server: Running) -> dict[str, str]:
         server.grant(f"m-{tier}", MEMORY, tier)
     out["other"] = server.principal("m-other")
     server.grant("m-other", OTHER, "full")
+    out["foreign"] = server.principal("m-foreign", organization="far")
     return out
 
 
@@ -228,6 +234,8 @@ def expected(route: Route, caller: str) -> int | str:
         return "2xx"
     if route.tier == "admin" or caller == "other":
         return 403
+    if caller == "foreign":  # another organization's memory is not disclosed
+        return 404
     return "2xx" if TIERS.index(caller) >= TIERS.index(route.tier) else 403
 
 

@@ -164,6 +164,7 @@ class OpenAIEmbedder:
                 f"embeddings endpoint returned shape {matrix.shape}, expected "
                 f"({len(texts)}, {self.dimension})",
                 embedder=self.id,
+                dimension=int(matrix.shape[-1]) if matrix.ndim == 2 else None,
             )
         return _normalize(matrix)
 
@@ -214,3 +215,47 @@ def _make(
         "or none",
         field="embedder",
     )
+
+
+def load_embedder(
+    embedder: str,
+    dimension: int | None,
+    *,
+    base_url: str | None = None,
+    api_key: str | None = None,
+) -> Embedder | None:
+    """The embedder a retrieval configuration names, built and tried on one text: a
+    :class:`~turngraph.errors.ValidationError` (field ``retrieval.embedder`` or
+    ``retrieval.dimension``) says why it cannot serve, before anything relies on it."""
+    try:
+        built = embedder_for(embedder, dimension, base_url=base_url, api_key=api_key)
+        if built is None:
+            return None
+        width = built.embed(["dimension check"]).shape[1]
+    except ValidationError as exc:
+        raise ValidationError(
+            f"retrieval.embedder {embedder!r} cannot be used: {exc}", field="retrieval.embedder"
+        ) from None
+    except ExtractionError as exc:
+        if "dimension" in exc.fields:
+            raise ValidationError(
+                f"retrieval.dimension is {dimension}, but embedder {embedder!r} makes vectors "
+                f"of {exc.fields['dimension']}",
+                field="retrieval.dimension",
+            ) from None
+        raise ValidationError(
+            f"retrieval.embedder {embedder!r} did not embed a test text: {exc}",
+            field="retrieval.embedder",
+        ) from None
+    except (OSError, RuntimeError, ValueError) as exc:  # a model that is absent or broken
+        raise ValidationError(
+            f"retrieval.embedder {embedder!r} did not load: {type(exc).__name__}: {exc}",
+            field="retrieval.embedder",
+        ) from None
+    if width != dimension or built.dimension != dimension:
+        raise ValidationError(
+            f"retrieval.dimension is {dimension}, but embedder {embedder!r} makes vectors of "
+            f"{width}",
+            field="retrieval.dimension",
+        )
+    return built

@@ -36,6 +36,11 @@ class PrincipalIn(_In):
     display_name: str | None = Field(default=None, max_length=200)
     kind: Literal["agent", "human", "service"] = "agent"
     admin: bool = False
+    create_memories: bool = False
+
+
+class PrincipalPatch(_In):
+    create_memories: bool
 
 
 class PrincipalOut(BaseModel):
@@ -44,6 +49,7 @@ class PrincipalOut(BaseModel):
     display_name: str
     kind: str
     admin: bool
+    create_memories: bool
     created_at: datetime
 
 
@@ -90,6 +96,7 @@ def _principal(row: Any) -> PrincipalOut:
         display_name=row.display_name,
         kind=row.kind,
         admin=row.admin,
+        create_memories=row.admin or row.create_memories,
         created_at=row.created_at,
     )
 
@@ -127,8 +134,17 @@ def create_principal(body: PrincipalIn, db: DatabaseDep, _: AdminDep) -> Princip
         display_name=body.display_name,
         kind=body.kind,
         admin=body.admin,
+        create_memories=body.create_memories,
     )
     return _principal(row)
+
+
+@router.patch("/v1/admin/principals/{principal}", response_model=PrincipalOut, responses=ERRS)
+def update_principal(
+    principal: str, body: PrincipalPatch, db: DatabaseDep, _: AdminDep
+) -> PrincipalOut:
+    """Let a principal create memories (``create_memories``), or take that right back."""
+    return _principal(db.access.allow_memory_creation(principal, body.create_memories))
 
 
 @router.get("/v1/admin/principals", response_model=list[PrincipalOut], responses=ERRS)

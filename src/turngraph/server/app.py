@@ -69,6 +69,7 @@ def create_app(settings: ServerSettings | None = None, *, db: Database | None = 
     # MCP over streamable HTTP, with the same keys and tiers (not in the OpenAPI document).
     app.router.routes.append(Route("/mcp", gateway, methods=["GET", "POST", "DELETE"]))
     _errors(app)
+    app.add_middleware(UnexpectedErrorMiddleware)
     app.add_middleware(TimeoutMiddleware, seconds=settings.request_timeout_seconds)
     app.add_middleware(BodyLimitMiddleware, limit=settings.max_body_bytes)
     app.add_middleware(TraceMiddleware)
@@ -77,18 +78,26 @@ def create_app(settings: ServerSettings | None = None, *, db: Database | None = 
 
 def _warm(db: Database) -> None:
     """Load the embedders the memories use, and start the extraction workers, before the
-    first request needs them."""
+    first request needs them.
+
+    A memory whose embedder cannot load (a model no longer on disk, an endpoint no longer
+    configured) never stops the server: it is reported here, its requests are refused with
+    503 naming the cause, and every other memory serves."""
     if isinstance(db.extractor, ProcessExtractor):
         db.extractor.warm()
-    for info in db.list_memories():
-        embedder = db.memory(info.name).embedder
-        if embedder is not None:
-            embedder.embed(["warm up"])
-            if isinstance(embedder, OnnxEmbedder):
-                embedder.single_threaded().embed(["warm up"])
+    for row in db.store.list_memories():
+        try:
+            embedder = db.memory(row.name).embedder
+            if embedder is not None:
+                embedder.embed(["warm up"])
+                if isinstance(embedder, OnnxEmbedder):
+                    embedder.single_threaded().embed(["warm up"])
+        except (TurngraphError, OSError, RuntimeError, ValueError) as exc:
+            log.error("memory %r cannot be served until its embedder loads: %s", row.name, exc)
 
 
-def _problem(status: int, message: str, **extra: Any) -> JSONResponse:
+def _problem(status: int, message: str, /, **extra: Any) -> JSONResponse:
+    # Positional-only: an error's own fields may be named "status" or "message".
     body = {"message": message, **{k: v for k, v in extra.items() if v is not None}}
     return JSONResponse(body, status_code=status)
 
@@ -101,7 +110,9 @@ def _errors(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPProblem)
     async def problem(_: Request, exc: HTTPProblem) -> JSONResponse:
-        return _problem(exc.status, exc.message, **exc.extra)
+        response = _problem(exc.status, exc.message, **exc.extra)
+        response.headers.update(exc.headers)
+        return response
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -165,22 +176,32 @@ class BodyLimitMiddleware:
                     await self._refuse(send)
                     return
         seen = 0
+        over = False
 
         async def counted() -> Message:
-            nonlocal seen
+            nonlocal seen, over
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.limit:
+                    over = True
                     raise _TooBig
             return message
 
+        async def answer(message: Message) -> None:
+            # The framework may turn a failed read of the body into its own 400: a body
+            # (chunked, without a Content-Length) that went over the limit is still a 413.
+            if not over:
+                await tracked(message)
+            elif message["type"] == "http.response.start" and not tracked.started:
+                await self._refuse(tracked)
+
         tracked = _Tracked(send)
         try:
-            await self.app(scope, counted, tracked)
+            await self.app(scope, counted, answer)
         except _TooBig:
             if not tracked.started:
-                await self._refuse(send)
+                await self._refuse(tracked)
 
     async def _refuse(self, send: Send) -> None:
         response = _problem(413, f"request body is over the limit of {self.limit} bytes")
@@ -209,6 +230,30 @@ async def _no_body() -> Message:
     return {"type": "http.request", "body": b"", "more_body": False}
 
 
+class UnexpectedErrorMiddleware:
+    """Answers an unexpected exception with 500 and ``{"message": ...}`` and keeps the
+    connection open (the framework's own last-resort handler re-raises it to the server,
+    which then drops the keep-alive connection)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        tracked = _Tracked(send)
+        try:
+            await self.app(scope, receive, tracked)
+        except (_TooBig, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            log.exception("unexpected error", exc_info=exc)
+            if tracked.started:
+                raise
+            await _problem(500, "internal error; see the server log")(scope, _no_body, send)
+
+
 class TimeoutMiddleware:
     """Answers 503 when a request runs past ``seconds``."""
 
@@ -225,6 +270,23 @@ class TimeoutMiddleware:
             await asyncio.wait_for(self.app(scope, receive, tracked), self.seconds)
         except TimeoutError:
             if not tracked.started:
-                response = _problem(503, f"the request took longer than {self.seconds:g} s")
-                response.headers["Retry-After"] = "1"
-                await response(scope, _no_body, send)
+                await self._answer_late(scope, send)
+
+    async def _answer_late(self, scope: Scope, send: Send) -> None:
+        # The worker cannot be stopped: a write goes on and may still land. A retry is safe
+        # for a read, or for a write with an Idempotency-Key (the retry waits for the first
+        # one's result); without a key it may store a second copy, so none is invited.
+        safe = scope.get("method") in ("GET", "HEAD", "OPTIONS")
+        keyed = any(k == b"idempotency-key" for k, _ in scope.get("headers", []))
+        message = f"the request took longer than {self.seconds:g} s"
+        if not safe:
+            message += "; its write goes on and may still complete" + (
+                ": retry with the same Idempotency-Key to get its result"
+                if keyed
+                else ": check before retrying, or send an Idempotency-Key so that a retry "
+                "cannot store it twice"
+            )
+        response = _problem(503, message)
+        if safe or keyed:
+            response.headers["Retry-After"] = "1"
+        await response(scope, _no_body, send)

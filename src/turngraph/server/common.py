@@ -38,10 +38,13 @@ class ErrorBody(BaseModel):
 class HTTPProblem(Exception):
     """An error answered with ``status`` and ``{"message": ...}``."""
 
-    def __init__(self, status: int, message: str, **extra: Any) -> None:
+    def __init__(
+        self, status: int, message: str, *, headers: dict[str, str] | None = None, **extra: Any
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.headers = headers or {}
         self.extra = extra
 
 
@@ -137,7 +140,33 @@ def bind(db: Database, caller: Caller, name: str, needed: Tier, *, bad_id: int =
     if row is None:
         raise NotFoundError(f"no memory named {name!r}", memory=name)
     tier = caller.require(db.store, row, needed)
-    return Bound(db.memory(name), row, caller, tier)
+    try:
+        memory = db.memory(name)
+    except ValueError as exc:  # a stored configuration that no longer parses
+        raise HTTPProblem(
+            503,
+            f"memory {name!r} cannot be served: its stored retrieval configuration does not "
+            f"load ({exc})",
+            memory=name,
+        ) from None
+    check_servable(memory)
+    return Bound(memory, row, caller, tier)
+
+
+def check_servable(memory: Memory) -> None:
+    """503 naming the cause when the memory's embedder cannot load (its writes could not be
+    indexed nor its dense recall run); tried again on every request, so it serves as soon as
+    the cause is fixed."""
+    try:
+        memory.embedder  # noqa: B018 (built once per process, then shared)
+    except (TurngraphError, OSError, RuntimeError, ValueError) as exc:
+        raise HTTPProblem(
+            503,
+            f"memory {memory.name!r} cannot be served: its embedder "
+            f"{memory.retrieval.embedder!r} does not load ({exc}); an operator must make it "
+            "available (install the model, set the embeddings endpoint)",
+            memory=memory.name,
+        ) from None
 
 
 _HEADER_SAFE = re.compile(r"[^\x21-\x7e]")

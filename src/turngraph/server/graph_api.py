@@ -16,7 +16,7 @@ from fastapi import APIRouter, Body, Header, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from turngraph.access import Tier
+from turngraph.access import Caller, Tier
 from turngraph.errors import ForbiddenError
 from turngraph.models import (
     AppendixFile,
@@ -191,7 +191,15 @@ def _m(db: DatabaseDep, caller: CallerDep, name: str, tier: Tier) -> Bound:
 @router.post("/memories", status_code=201, response_model=MemoryInfo, responses=_ok(409))
 def create_memory(body: MemoryIn, db: DatabaseDep, caller: CallerDep) -> MemoryInfo:
     """Create a memory in the caller's organization; the caller gets the ``full`` tier on it.
-    Its retrieval configuration is fixed from now on."""
+    Its retrieval configuration is validated in full (the embedder loads, its dimension
+    matches) and fixed from now on. An admin right, unless an admin let the caller create
+    memories; organization visibility is for an admin to set."""
+    if not caller.may_create_memories:
+        raise ForbiddenError(
+            "creating memories needs an admin key, or an admin's leave "
+            "(PATCH /v1/admin/principals/{id} with create_memories)"
+        )
+    _check_visibility(caller, body.visibility, body.name)
     memory = db.create_memory(
         body.name,
         visibility=body.visibility,
@@ -205,14 +213,29 @@ def create_memory(body: MemoryIn, db: DatabaseDep, caller: CallerDep) -> MemoryI
     return memory.info().model_copy(update={"tier": "full"})
 
 
+def _check_visibility(caller: Caller, visibility: str, memory: str) -> None:
+    """Opening a memory to a whole organization is for an admin to decide."""
+    if visibility == "organization" and not caller.principal.admin:
+        raise ForbiddenError(
+            "only an admin may give a memory organization visibility",
+            memory=memory,
+            field="visibility",
+        )
+
+
 @router.get("/memories", response_model=list[MemoryInfo], responses=_ok())
 def list_memories(db: DatabaseDep, caller: CallerDep) -> list[MemoryInfo]:
     """The memories the caller can reach, with its tier on each."""
     out = []
     for row in db.store.list_memories():
         tier = caller.tier_on(db.store, row)
-        if tier is not None:
-            out.append(db.memory(row.name).info().model_copy(update={"tier": tier}))
+        if tier is None:
+            continue
+        try:
+            info = db.memory(row.name).info()
+        except ValueError:  # a stored configuration that no longer parses: refused on use
+            continue
+        out.append(info.model_copy(update={"tier": tier}))
     return out
 
 
@@ -227,6 +250,8 @@ def memory_info(memory: str, db: DatabaseDep, caller: CallerDep) -> MemoryInfo:
 def update_memory(memory: str, body: MemoryPatch, db: DatabaseDep, caller: CallerDep) -> MemoryInfo:
     """Change visibility. A different retrieval configuration is refused (409)."""
     b = _m(db, caller, memory, "full")
+    if body.visibility is not None:
+        _check_visibility(caller, body.visibility, memory)
     info = db.update_memory(memory, visibility=body.visibility, retrieval=body.retrieval)
     return info.model_copy(update={"tier": b.tier})
 

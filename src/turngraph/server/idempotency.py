@@ -4,13 +4,18 @@ The same key with the same body replays the stored response for 24 hours; a diff
 or a duplicate while the first is still in flight, is 409; a write that fails releases the key
 (except when the turn was stored before extraction failed: that answer is kept and replayed,
 so a retry does not store the turn twice). Records live in the database, so they hold across
-workers and restarts; a claim whose request died is taken over after twice the request
-timeout. Keys are opaque strings, scoped to the memory and the principal.
+workers and restarts. A claim is held until its worker has finished, even when the request
+timed out (503) long before: it names the process that made it, and is taken over only once
+that process is gone (a crash), never while it may still write. Keys are opaque strings,
+scoped to the memory and the principal.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import secrets
+import socket
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -23,6 +28,42 @@ from turngraph.store.base import Store
 
 KEEP = timedelta(hours=24)
 MAX_KEY_CHARS = 200
+_HOST = socket.gethostname()
+_owner: tuple[int, str] | None = None
+
+
+def owner() -> str:
+    """This process, as a claim names it: host, pid and a token (a forked worker gets its
+    own)."""
+    global _owner
+    pid = os.getpid()
+    if _owner is None or _owner[0] != pid:
+        _owner = (pid, f"{_HOST}:{pid}:{secrets.token_hex(6)}")
+    return _owner[1]
+
+
+def abandoned(claim_owner: str | None) -> bool:
+    """Whether the process that made a pending claim is gone, so the claim may be taken over:
+    this process's never are (its worker finishes or releases it, however long it runs);
+    another process's on this host are once that pid has exited; a claim made on another
+    host is left to expire."""
+    if claim_owner is None:  # made before claims named their process
+        return True
+    if claim_owner == owner():
+        return False
+    host, _, rest = claim_owner.partition(":")
+    pid_text, _, _ = rest.partition(":")
+    if host != _HOST or not pid_text.isdigit():
+        return False
+    if int(pid_text) == os.getpid():  # this pid, another token: a process before a restart
+        return True
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # exists, owned by someone else
+        return False
+    return False
 
 
 def run_once(
@@ -49,11 +90,17 @@ def run_once(
         fp,
         now=now,
         expired_before=now - KEEP,
-        stale_before=now - timedelta(seconds=2 * timeout_seconds),
+        owner=owner(),
+        abandoned=abandoned,
     )
     if held is not None:
         if held.state == "pending":
-            raise HTTPProblem(409, "a request with this Idempotency-Key is still in flight")
+            raise HTTPProblem(
+                409,
+                "a request with this Idempotency-Key is still in flight (it may have timed "
+                "out, but its write is still running); retry later to get its result",
+                headers={"Retry-After": str(max(1, round(timeout_seconds)))},
+            )
         if held.fingerprint != fp:
             raise HTTPProblem(409, "this Idempotency-Key was used with a different request body")
         return JSONResponse(

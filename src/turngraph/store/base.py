@@ -10,7 +10,7 @@ suite checks them all.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
@@ -505,6 +505,8 @@ class PrincipalRow:
     kind: str
     admin: bool
     created_at: datetime
+    # May create memories (an admin may always).
+    create_memories: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -539,6 +541,7 @@ class AccessStore(Protocol):
     def get_principal(self, principal_id: str) -> PrincipalRow | None: ...
     def list_principals(self) -> list[PrincipalRow]: ...
     def count_principals(self) -> int: ...
+    def set_create_memories(self, principal_id: str, allowed: bool) -> PrincipalRow | None: ...
     def add_key(self, row: KeyRow, key_hash: str) -> KeyRow: ...
     def find_key(self, key_hash: str) -> tuple[KeyRow, PrincipalRow] | None: ...
     def list_keys(self, principal_id: str | None = None) -> list[KeyRow]: ...
@@ -555,7 +558,8 @@ class AccessStore(Protocol):
         *,
         now: datetime,
         expired_before: datetime,
-        stale_before: datetime,
+        owner: str,
+        abandoned: Callable[[str | None], bool],
     ) -> IdempotencyRecord | None: ...
     def idempotency_finish(self, scope: str, key: str, status: int, body: str) -> None: ...
     def idempotency_release(self, scope: str, key: str) -> None: ...

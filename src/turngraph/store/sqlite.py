@@ -175,13 +175,16 @@ class SQLiteStore(AccessRows):
     ) -> MemoryRow:
         with self._lease() as conn:
             try:
-                cur = conn.execute(
-                    "INSERT INTO memories (name, visibility, retrieval, created_at, organization) "
-                    "VALUES (?,?,?,?,?)",
-                    (name, visibility, retrieval, to_db(now), organization),
-                )
+                with self._file_lock:
+                    cur = conn.execute(
+                        "INSERT INTO memories (name, visibility, retrieval, created_at, "
+                        "organization) VALUES (?,?,?,?,?)",
+                        (name, visibility, retrieval, to_db(now), organization),
+                    )
             except sqlite3.IntegrityError:
                 raise ConflictError(f"memory {name!r} already exists", memory=name) from None
+            except sqlite3.Error as exc:  # another process holds the write lock too long
+                raise StoreError(f"cannot create memory {name!r}: {exc}", memory=name) from exc
         assert cur.lastrowid is not None
         return MemoryRow(cur.lastrowid, name, visibility, retrieval, now, organization)
 
@@ -203,12 +206,20 @@ class SQLiteStore(AccessRows):
         return [_memory_row(r) for r in rows]
 
     def set_visibility(self, memory_id: int, visibility: str) -> None:
-        with self._lease() as conn:
-            conn.execute("UPDATE memories SET visibility = ? WHERE id = ?", (visibility, memory_id))
+        try:
+            with self._file_lock, self._lease() as conn:
+                conn.execute(
+                    "UPDATE memories SET visibility = ? WHERE id = ?", (visibility, memory_id)
+                )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot change visibility: {exc}", memory_id=memory_id) from exc
 
     def delete_memory(self, memory_id: int) -> None:
         with self._memory_lock(memory_id), self._file_lock, self._lease() as conn:
-            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot delete memory: {exc}", memory_id=memory_id) from exc
             try:
                 # Children first: keeps the cascade cheap and independent of FK order.
                 for table in ("observation_tags", "observation_files"):

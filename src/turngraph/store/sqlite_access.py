@@ -4,21 +4,24 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from turngraph.errors import ConflictError
+from turngraph.errors import ConflictError, StoreError
 from turngraph.store.base import GrantRow, IdempotencyRecord, KeyRow, PrincipalRow
 from turngraph.store.sqlite_rows import from_db, to_db
 
-_PRINCIPAL = "SELECT id, organization, display_name, kind, admin, created_at FROM principals"
+_PRINCIPAL = (
+    "SELECT id, organization, display_name, kind, admin, created_at, create_memories "
+    "FROM principals"
+)
 _KEY = "SELECT id, principal_id, name, created_at, revoked_at FROM api_keys"
 
 
 def _principal(r: Any) -> PrincipalRow:
-    return PrincipalRow(r[0], r[1], r[2], r[3], bool(r[4]), from_db(r[5]))
+    return PrincipalRow(r[0], r[1], r[2], r[3], bool(r[4]), from_db(r[5]), bool(r[6]))
 
 
 def _key(r: Any) -> KeyRow:
@@ -37,13 +40,27 @@ class AccessRows:
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
         with self._file_lock, self._lease() as conn:
-            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:  # another process holds the write lock
+                raise StoreError(f"cannot start a write: {exc}") from exc
             try:
                 yield conn
+            except sqlite3.IntegrityError:
+                conn.execute("ROLLBACK")
+                raise
+            except sqlite3.Error as exc:
+                conn.execute("ROLLBACK")
+                raise StoreError(f"write failed: {exc}") from exc
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
-            conn.execute("COMMIT")
+            try:
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise StoreError(f"commit failed: {exc}") from exc
 
     # -- principals ------------------------------------------------------------------------
 
@@ -52,7 +69,7 @@ class AccessRows:
             with self._tx() as conn:
                 conn.execute(
                     "INSERT INTO principals (id, organization, display_name, kind, admin, "
-                    "created_at) VALUES (?,?,?,?,?,?)",
+                    "created_at, create_memories) VALUES (?,?,?,?,?,?,?)",
                     (
                         row.id,
                         row.organization,
@@ -60,6 +77,7 @@ class AccessRows:
                         row.kind,
                         int(row.admin),
                         to_db(row.created_at),
+                        int(row.create_memories),
                     ),
                 )
         except sqlite3.IntegrityError:
@@ -80,6 +98,15 @@ class AccessRows:
     def count_principals(self) -> int:
         return int(self._fetch("SELECT count(*) FROM principals")[0][0])
 
+    def set_create_memories(self, principal_id: str, allowed: bool) -> PrincipalRow | None:
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE principals SET create_memories = ? WHERE id = ?",
+                (int(allowed), principal_id),
+            )
+            r = conn.execute(f"{_PRINCIPAL} WHERE id = ?", (principal_id,)).fetchone()
+        return None if r is None else _principal(r)
+
     # -- keys ------------------------------------------------------------------------------
 
     def add_key(self, row: KeyRow, key_hash: str) -> KeyRow:
@@ -94,7 +121,8 @@ class AccessRows:
     def find_key(self, key_hash: str) -> tuple[KeyRow, PrincipalRow] | None:
         rows = self._fetch(
             "SELECT k.id, k.principal_id, k.name, k.created_at, k.revoked_at, "
-            "p.id, p.organization, p.display_name, p.kind, p.admin, p.created_at "
+            "p.id, p.organization, p.display_name, p.kind, p.admin, p.created_at, "
+            "p.create_memories "
             "FROM api_keys k JOIN principals p ON p.id = k.principal_id "
             "WHERE k.key_hash = ? AND k.revoked_at IS NULL",
             (key_hash,),
@@ -165,28 +193,30 @@ class AccessRows:
         *,
         now: datetime,
         expired_before: datetime,
-        stale_before: datetime,
+        owner: str,
+        abandoned: Callable[[str | None], bool],
     ) -> IdempotencyRecord | None:
-        """Claim ``key`` for a new request (None), or return the record that holds it.
+        """Claim ``key`` for a new request by ``owner`` (None), or return the record that
+        holds it.
 
-        Records older than ``expired_before`` are forgotten; a pending claim older than
-        ``stale_before`` (its request died without finishing) is taken over.
+        Records older than ``expired_before`` are forgotten; a pending claim is taken over
+        only when ``abandoned(its owner)`` says the process that made it is gone.
         """
         with self._tx() as conn:
             conn.execute(
                 "DELETE FROM http_idempotency WHERE created_at < ?", (to_db(expired_before),)
             )
             r = conn.execute(
-                "SELECT fingerprint, state, status, body, created_at FROM http_idempotency "
+                "SELECT fingerprint, state, status, body, owner FROM http_idempotency "
                 "WHERE scope = ? AND key = ?",
                 (scope, key),
             ).fetchone()
-            if r is not None and not (r[1] == "pending" and from_db(r[4]) < stale_before):
+            if r is not None and not (r[1] == "pending" and abandoned(r[4])):
                 return IdempotencyRecord(r[0], r[1], r[2], r[3])
             conn.execute(
                 "INSERT OR REPLACE INTO http_idempotency (scope, key, fingerprint, state, "
-                "created_at) VALUES (?,?,?,'pending',?)",
-                (scope, key, fingerprint, to_db(now)),
+                "created_at, owner) VALUES (?,?,?,'pending',?,?)",
+                (scope, key, fingerprint, to_db(now), owner),
             )
         return None
 

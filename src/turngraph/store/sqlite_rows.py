@@ -20,7 +20,8 @@ from turngraph.store.base import (
 
 def to_db(dt: datetime) -> str:
     """Datetimes are stored as fixed-width UTC ISO strings, so text order is time order."""
-    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f+00:00")
+    # isoformat, not strftime: "%Y" drops the leading zeros of a year before 1000.
+    return dt.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "+00:00"
 
 
 def from_db(text: str) -> datetime:
