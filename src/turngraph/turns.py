@@ -550,12 +550,6 @@ class TurnOps(SessionOps):
             return self.extractor.extract(message["content"], context), None
         except ExtractionError as exc:
             return None, str(exc)
-        except OverflowError:  # a relative time ("next week") read at the calendar's edge
-            raise ValidationError(
-                f"observed_at {context.observed_at.isoformat()} is so close to the calendar's "
-                "edge that the turn's relative times fall outside it; use a time further in",
-                field="observed_at",
-            ) from None
 
     def _infer(self, infer: object) -> str:
         if infer not in INFER_MODES:

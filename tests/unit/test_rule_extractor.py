@@ -221,3 +221,16 @@ def test_hostile_text_of_100_kb_is_extracted_without_blowing_up(unit: str) -> No
     # measures the time. Here: it finishes, and what it returns stays bounded.
     r = run(unit * (100_000 // len(unit)))
     assert len(r.attributes) + len(r.actions) + len(r.entities) < 20_000
+
+
+@pytest.mark.parametrize(
+    ("when", "said"),
+    [
+        (datetime(9999, 12, 31, 23, 0, tzinfo=UTC), "I'm flying to Paris next Tuesday"),
+        (datetime(1, 1, 1, 1, 0, tzinfo=UTC), "we moved to Oslo 3 years ago"),
+    ],
+)
+def test_a_relative_time_past_the_calendars_edge_is_no_time(when: datetime, said: str) -> None:
+    r = RuleExtractor().extract(said, TurnContext(speaker="Ana", role="user", observed_at=when))
+    assert r.actions  # the event is still read, only without a date
+    assert all(a.occurred_at is None for a in r.actions)

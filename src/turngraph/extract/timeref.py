@@ -174,7 +174,13 @@ def resolve_time(text: str, ref: datetime, *, future: bool = False) -> TimeRef |
     """
     if not _ANY_TIME.search(text):
         return None  # most clauses name no time: one search says so
-    ref = ref.astimezone(UTC)
+    try:
+        return _resolve(text, ref.astimezone(UTC), future=future)
+    except (OverflowError, ValueError):
+        return None  # "next week" said on 9999-12-31: a time outside the calendar is none
+
+
+def _resolve(text: str, ref: datetime, *, future: bool) -> TimeRef | None:
     for pattern, days in _SIMPLE:
         m = pattern.search(text)
         if m:
