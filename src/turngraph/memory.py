@@ -106,11 +106,19 @@ class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps, ForgetOps):
     def _after_write(self) -> None:
         """Embed what the write queued for recall, outside its transaction: at most one batch
         here and the rest on the background indexer (all of it there, with
-        ``Settings(index_in_background=True)``). A write never embeds an unbounded queue."""
+        ``Settings(index_in_background=True)``). A write never embeds an unbounded queue.
+        A lexical-only memory queues nothing (its rows skip the queue), so there is no work."""
+        if self.lexical_only:
+            return
         if self._store.settings.index_in_background:
             schedule(self._store, self._id, self.embedder)
         else:
             refresh_after_write(self._store, self._id, self.embedder)
+
+    @property
+    def lexical_only(self) -> bool:
+        """Whether the memory keeps no vectors (its retrieval embedder is ``"none"``)."""
+        return self._retrieval.embedder == "none"
 
     @property
     def retrieval(self) -> RetrievalConfig:

@@ -447,12 +447,17 @@ class TurnOps(SessionOps):
             earlier = [t.content for t in before[:-1]]
             tx.set_search_context(prev.observation_id, " ".join([*earlier, prev.content, content]))
             tx.set_search_context(observation_id, f"{prev.content} {content}")
-            tx.enqueue("window", prev.observation_id)
+            if not self.lexical_only:
+                tx.enqueue("window", prev.observation_id)
         else:
             tx.set_search_context(observation_id, content)
-        tx.enqueue("window", observation_id)
+        if not self.lexical_only:
+            tx.enqueue("window", observation_id)
 
     if TYPE_CHECKING:  # provided by Memory
+
+        @property
+        def lexical_only(self) -> bool: ...
 
         def _after_write(self) -> None: ...
 

@@ -123,3 +123,20 @@ def test_rows_queued_before_a_crash_are_embedded_at_start(tmp_path: Path) -> Non
             assert queued(db) == 0  # without any write to the memory
         sizes = sum(len(r["body"]["input"]) for r in fake.requests)
         assert sizes >= BACKLOG
+
+
+def test_a_lexical_only_memory_queues_nothing_to_embed(tmp_path: Path) -> None:
+    path = tmp_path / "lexical.db"
+    db = turngraph.open(path)
+    try:
+        words = db.create_memory("words", retrieval={"embedder": "none"})
+        session = words.create_session()
+        words.remember("My sister Emma lives in Oslo.", session_id=session.id, speaker="Ana")
+        words.remember("She moved there in May.", session_id=session.id, speaker="Ana")
+        words.add_observation(title="Note", content="Emma works at Equinor.")
+        assert words.recall("where does Emma live").hits  # full-text recall still finds it
+    finally:
+        db.close()
+    with closing(sqlite3.connect(path)) as conn:
+        assert conn.execute("SELECT count(*) FROM index_queue").fetchone() == (0,)
+        assert conn.execute("SELECT count(*) FROM vectors").fetchone() == (0,)
