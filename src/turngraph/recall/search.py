@@ -10,6 +10,7 @@ z-score. Structural recall (no query) filters observations and returns the same 
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 import time
@@ -26,6 +27,7 @@ from turngraph import graph
 from turngraph.config import Limits
 from turngraph.errors import ValidationError
 from turngraph.models import Hit, RecalledEntity, RecallResult, Snippet, Source
+from turngraph.recall.currency import MARGIN, W_SUPERSEDED, asks_about_now, replaced_facts
 from turngraph.recall.embed import Embedder, OnnxEmbedder, Vectors
 from turngraph.recall.stopwords import QUESTION_STOPWORDS
 from turngraph.store.base import (
@@ -61,6 +63,8 @@ BINARY_CANDIDATES = 4_000  # rows scored exactly after the sign-bit prefilter
 NEIGHBOUR_SEEDS = 3  # top entities whose related entities join the ranking
 NEIGHBOURS = 10
 NEIGHBOUR_DECAY = 0.5
+SCORE_SPREAD = 2.0  # fused-score units over which a score moves from 0.27 to 0.73
+ENTITY_SIMILARITY = 0.3  # cosine from which a dense entity match counts as relevant
 _WORD = re.compile(r"[\w'-]+")
 
 
@@ -367,10 +371,27 @@ class RecallOps:
                 result = self._structural(tx, flt, bounds, at)
             else:
                 result = self._semantic(tx, query, mode, flt, bounds, at)
+        # A ceiling only counts as cutting something when that part was asked for.
         if "entities" not in wanted:
-            result = result.model_copy(update={"entities": [], "relationships": []})
+            result = result.model_copy(
+                update={
+                    "entities": [],
+                    "relationships": [],
+                    "truncated": [
+                        t for t in result.truncated if not t.startswith(("entities", "relation"))
+                    ],
+                }
+            )
         if "passages" not in wanted:
-            result = result.model_copy(update={"hits": [], "snippets": []})
+            result = result.model_copy(
+                update={
+                    "hits": [],
+                    "snippets": [],
+                    "truncated": [
+                        t for t in result.truncated if not t.startswith(("hits", "snippets"))
+                    ],
+                }
+            )
         return result.model_copy(update={"took_ms": (time.perf_counter() - started) * 1000})
 
     def context(
@@ -436,11 +457,18 @@ class RecallOps:
             embedder = embedder.single_threaded()
         qvec = embedder.embed([topic])[0] if embedder is not None else None
         ent_signals: list[tuple[dict[int, float], float]] = []
+        # What makes an entity worth returning: the query names it, matches its text, or
+        # is close to it in meaning (a dense neighbour below ENTITY_SIMILARITY only ranks).
+        entity_sources: set[int] = {e.id for e in named}
         if terms and mode != "dense":
-            ent_signals.append((dict(tx.search_text("fts_entities", _fts(terms), limit=50)), 1.0))
+            matched = dict(tx.search_text("fts_entities", _fts(terms), limit=50))
+            ent_signals.append((matched, 1.0))
+            entity_sources |= matched.keys()
         if qvec is not None and embedder is not None:
             entities = _VECTORS.get(self._store, tx, "entity", embedder.dimension)
-            ent_signals.append((_top(entities, qvec, 50), W_DENSE))
+            near = _top(entities, qvec, 50)
+            ent_signals.append((near, W_DENSE))
+            entity_sources |= {e for e, sim in near.items() if sim >= ENTITY_SIMILARITY}
         ent_scores = _fuse(ent_signals)
         for entity in named:
             ent_scores[entity.id] = max(ent_scores.values(), default=0.0) + EXACT_ENTITY
@@ -489,10 +517,17 @@ class RecallOps:
                 fused[oid] += W_SPEAKER
             fused[oid] += W_SESSION * session_z.get(order[session_id], 0.0)
         ranked = sorted((c for c in candidates if c in allowed), key=lambda c: -fused[c])
+        if asks_about_now(query):
+            about = {e.id for e in named} | set(top_entities)
+            ranked = _prefer_current(tx, ranked, fused, flt, at, about, bounds.k)
         turns = tx.turns_for_observations(ranked[: bounds.k])
         attributes = self._attribute_hits(tx, terms, at, flt) if mode != "dense" else []
-        _expand_neighbours(tx, ent_scores)
-        return self._assemble(tx, query, mode, ranked, fused, turns, attributes, ent_scores, bounds)
+        _expand_neighbours(tx, ent_scores, entity_sources)
+        relevant = {e: _logistic(v) for e, v in ent_scores.items() if e in entity_sources}
+        scores = {oid: _logistic(fused[oid]) for oid in ranked[: bounds.k]}
+        return self._assemble(
+            tx, query, mode, ranked, scores, turns, attributes, relevant, bounds, at
+        )
 
     def _selective(self, tx: ReadTx, terms: list[str]) -> list[str]:
         """In a large memory, leave out query terms that match a large share of it.
@@ -604,8 +639,10 @@ class RecallOps:
         for oid in ids:
             for entity_id in links.get(oid, []):
                 counts[entity_id] = counts.get(entity_id, 0.0) + 1.0
+        most = max(counts.values(), default=1.0)
+        shares = {e: n / most for e, n in counts.items()}
         scores = {oid: 1.0 / (rank + 1) for rank, oid in enumerate(ids)}
-        result = self._assemble(tx, None, "structural", ids, scores, turns, [], counts, bounds)
+        result = self._assemble(tx, None, "structural", ids, scores, turns, [], shares, bounds, at)
         if more:
             result = result.model_copy(
                 update={
@@ -630,38 +667,52 @@ class RecallOps:
         attributes: Sequence[tuple[AttributeRow, float]],
         ent_scores: dict[int, float],
         bounds: _Bounds,
+        at: datetime | None,
     ) -> RecallResult:
+        """The result from ranked observations whose ``scores`` are on 0..1 and entity
+        scores on 0..1. One hit per source observation: a turn never appears twice."""
         cut: list[str] = []
-        observations = {o.id: o for o in tx.get_observations(list(ranked[: bounds.k]))}
+        top = list(ranked[: bounds.k])
+        observations = {o.id: o for o in tx.get_observations(top)}
+        replaced = replaced_facts(tx, top, at)
         hits: list[Hit] = []
-        for oid in ranked[: bounds.k]:
+        for oid in top:
             obs = observations.get(oid)
             if obs is not None:
-                hits.append(_hit(obs, turns.get(oid), scores[oid]))
-        if len(ranked) > bounds.k:
-            cut.append(f"hits: {len(ranked)} candidates, {bounds.k} returned (k)")
-        hits = hits[: bounds.k]
-        # Attribute facts the query matched follow the passages (they never displace one),
-        # each citing the turn or observation it came from.
+                notes = [f.note for f in replaced.get(oid, ())]
+                hits.append(_hit(obs, turns.get(oid), scores[oid], notes))
+        # Attribute facts the query matched follow the passages (they never displace one and
+        # score below the last), each citing the turn or observation it came from, at most
+        # one per source.
         shown = {h.source.slug for h in hits}
-        facts = [(row, score) for row, score in attributes if row.source_slug not in shown]
-        for row, score in facts[:ATTRIBUTE_HITS]:
+        below = min((h.score for h in hits), default=1.0)
+        facts = 0
+        for row, score in attributes:
+            if facts == ATTRIBUTE_HITS:
+                break
+            slug = row.source_slug or ""
+            if slug in shown:
+                continue
+            shown.add(slug)
+            facts += 1
             hits.append(
                 Hit(
                     id=row.id,
                     kind="attribute",
                     text=f"{row.entity_name} {row.key.replace('_', ' ')}: {row.value}",
-                    score=round(score, 6),
+                    score=round(below * score / (score + 1.0), 6) if score > 0 else 0.0,
                     observed_at=row.valid_from,
-                    source=Source(slug=row.source_slug or "", turn_id=row.source_turn),
+                    source=Source(slug=slug, turn_id=row.source_turn),
                 )
             )
-        # Entities: those the query ranked, else those the top passages mention.
+        # Entities: those relevant to the query, else those the top passages mention.
         if not ent_scores:
-            links = tx.links_for_observations(list(ranked[: bounds.k]))
-            for oid in ranked[: bounds.k]:
+            links = tx.links_for_observations(top)
+            for oid in top:
                 for entity_id in links.get(oid, []):
                     ent_scores[entity_id] = ent_scores.get(entity_id, 0.0) + scores[oid]
+            most = max(ent_scores.values(), default=1.0) or 1.0
+            ent_scores = {e: v / most for e, v in ent_scores.items()}
         ordered = sorted(ent_scores, key=lambda e: -ent_scores[e])
         if len(ordered) > bounds.entities:
             cut.append(
@@ -687,11 +738,9 @@ class RecallOps:
             )
         snippets: list[Snippet] = []
         by_slug = {o.slug: o for o in observations.values()}
-        seen: set[str] = set()
         for hit in hits:
-            if hit.kind == "attribute" or hit.source.slug in seen:
+            if hit.kind == "attribute":
                 continue
-            seen.add(hit.source.slug)
             if len(snippets) == bounds.snippets:
                 cut.append(
                     f"snippets: more than {bounds.snippets} source observations (max_snippets)"
@@ -732,6 +781,47 @@ def _entity_lift(
     return lifted
 
 
+def _prefer_current(
+    tx: ReadTx,
+    ranked: list[int],
+    fused: dict[int, float],
+    flt: ObservationFilter,
+    at: datetime | None,
+    about: set[int],
+    k: int,
+) -> list[int]:
+    """For a question about the present: a passage that set a value of an entity the query is
+    about, since replaced, drops by W_SUPERSEDED, and the passage that set the value current
+    at ``at`` (now by default) is put just above where the old one stood."""
+    head = ranked[: max(2 * k, 20)]
+    replaced = replaced_facts(tx, head, at)
+    lifted: dict[int, float] = {}
+    for oid in head:
+        facts = [f for f in replaced.get(oid, ()) if f.entity_id in about]
+        if not facts:
+            continue
+        stood = fused[oid]
+        fused[oid] = stood - W_SUPERSEDED
+        for fact in facts:
+            if fact.successor is not None and fact.successor != oid:
+                lifted[fact.successor] = max(lifted.get(fact.successor, stood), stood + MARGIN)
+    if not replaced:
+        return ranked
+    known = set(ranked)
+    outside = [oid for oid in lifted if oid not in known]
+    if outside and flt != ObservationFilter():
+        passing = set(tx.filter_observations(_replace(flt, ids=tuple(outside)), limit=len(outside)))
+        lifted = {oid: v for oid, v in lifted.items() if oid in known or oid in passing}
+    for oid, score in lifted.items():
+        fused[oid] = max(fused.get(oid, score), score)
+    return sorted(known | lifted.keys(), key=lambda c: -fused[c])
+
+
+def _logistic(value: float) -> float:
+    """A fused score (a sum of weighted z-scores, 0 for an average candidate) on 0..1."""
+    return 1.0 / (1.0 + math.exp(-value / SCORE_SPREAD))
+
+
 def _without_people(
     query: str, terms: list[str], people: Sequence[EntityRow]
 ) -> tuple[str, list[str]]:
@@ -757,19 +847,22 @@ def _speaker_key(speaker: str) -> str:
     return name_key(speaker)
 
 
-def _expand_neighbours(tx: ReadTx, scores: dict[int, float]) -> None:
-    """Entity-primary: the best entities bring the entities they are related to (scored
-    below them), so recalling a person surfaces their organizations and projects."""
+def _expand_neighbours(tx: ReadTx, scores: dict[int, float], relevant: set[int]) -> None:
+    """Entity-primary: the best relevant entities bring the entities they are related to
+    (scored below them, and relevant through them), so recalling a person surfaces their
+    organizations and projects."""
     if not scores:
         return
     floor = min(scores.values())
-    for entity_id in sorted(scores, key=lambda e: -scores[e])[:NEIGHBOUR_SEEDS]:
+    seeds = [e for e in sorted(scores, key=lambda e: -scores[e]) if e in relevant]
+    for entity_id in seeds[:NEIGHBOUR_SEEDS]:
         rels, _ = tx.entity_relationships(entity_id, limit=NEIGHBOURS)
         for rel in rels:
             other = rel.target_id if rel.source_id == entity_id else rel.source_id
             decayed = floor + NEIGHBOUR_DECAY * (scores[entity_id] - floor)
             if decayed > scores.get(other, float("-inf")):
                 scores[other] = decayed
+            relevant.add(other)
 
 
 def _source(obs: ObservationRow, turn: TurnRow | None) -> Source:
@@ -785,7 +878,7 @@ def _source(obs: ObservationRow, turn: TurnRow | None) -> Source:
     )
 
 
-def _hit(obs: ObservationRow, turn: TurnRow | None, score: float) -> Hit:
+def _hit(obs: ObservationRow, turn: TurnRow | None, score: float, superseded: list[str]) -> Hit:
     text = obs.content
     if len(text) > SNIPPET_CHARS:
         text = text[: SNIPPET_CHARS - 1].rstrip() + "\u2026"
@@ -796,6 +889,7 @@ def _hit(obs: ObservationRow, turn: TurnRow | None, score: float) -> Hit:
         score=round(score, 6),
         observed_at=obs.observed_at,
         source=_source(obs, turn),
+        superseded=superseded,
     )
 
 
