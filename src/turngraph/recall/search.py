@@ -426,6 +426,7 @@ class RecallOps:
                     f"- [{hit.observed_at:%Y-%m-%d %H:%M}]"
                     + (f" {who}:" if who and hit.kind == "turn" else "")
                     + f" {hit.text}"
+                    + (f" (superseded: {'; '.join(hit.superseded)})" if hit.superseded else "")
                 )
         if rc.truncated:
             lines.append("(more matched: " + "; ".join(rc.truncated) + ")")
