@@ -244,9 +244,10 @@ def find_candidates(
                     note(a, b, f"{a.name!r} and {b.name!r} differ by a typo", ratio)
 
     # A first name and a full name that the same person said.
-    for short, long in first_name_pairs(entities) if speakers else ():
-        heard = {who.casefold(): who for who in speakers.get(short.id, ())}
-        said = [heard[k] for k in {w.casefold() for w in speakers.get(long.id, ())} & heard.keys()]
+    said_by = speakers or {}
+    for short, long in first_name_pairs(entities) if said_by else ():
+        heard = {who.casefold(): who for who in said_by.get(short.id, ())}
+        said = [heard[k] for k in {w.casefold() for w in said_by.get(long.id, ())} & heard.keys()]
         if said:
             note(
                 short,
