@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -23,28 +22,26 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from turngraph import graph
 from turngraph.config import Limits
 from turngraph.errors import ValidationError
-from turngraph.models import Hit, RecalledEntity, RecallResult, Snippet, Source
+from turngraph.models import RecallResult
+from turngraph.recall.assemble import Bounds, assemble
 from turngraph.recall.currency import MARGIN, W_SUPERSEDED, asks_about_now, replaced_facts
 from turngraph.recall.embed import Embedder, OnnxEmbedder, Vectors
 from turngraph.recall.stopwords import QUESTION_STOPWORDS
+from turngraph.recall.vectors import BINARY_CANDIDATES, TEXT_ROWS, VECTORS, top_similar
 from turngraph.store.base import (
     AttributeRow,
     EntityRow,
     ObservationFilter,
-    ObservationRow,
     ReadTx,
     Store,
-    TurnRow,
 )
 from turngraph.validate import name_key, normalize_tags, parse_datetime
 
 MODES = ("hybrid", "lexical", "dense", "graph")
 DEFAULTS = {"k": 10, "entities": 10, "relationships": 20, "snippets": 10}
 MAXIMA = {"k": 50, "entities": 50, "relationships": 100, "snippets": 50}
-SNIPPET_CHARS = 280
 POOL = 300  # candidates per signal
 # Fusion weights (z-score units).
 W_CONTEXT = 1.0  # bm25 column weight of a turn's window, beside the turn's own text
@@ -55,25 +52,14 @@ W_SESSION = 0.15  # the turn's session matches the query as a whole (summed BM25
 W_WINDOW = 0.5  # dense similarity of the turn's window, added to the turn's own
 EXACT_ENTITY = 3.0  # entity score bonus for a name the query spells out
 ENTITY_FANOUT = 200  # observations taken per top entity
-ATTRIBUTE_HITS = 5  # attribute facts among the hits, at most
 PRUNE_ABOVE_ROWS = 5_000  # memories this large drop query terms ...
 PRUNE_SHARE = 0.05  # ... that match more than this share of their observations
-BINARY_ABOVE = 20_000  # vectors of one kind past which search starts from sign bits
-BINARY_CANDIDATES = 4_000  # rows scored exactly after the sign-bit prefilter
 NEIGHBOUR_SEEDS = 3  # top entities whose related entities join the ranking
 NEIGHBOURS = 10
 NEIGHBOUR_DECAY = 0.5
 SCORE_SPREAD = 2.0  # fused-score units over which a score moves from 0.27 to 0.73
 ENTITY_SIMILARITY = 0.3  # cosine from which a dense entity match counts as relevant
 _WORD = re.compile(r"[\w'-]+")
-
-
-@dataclass(frozen=True, slots=True)
-class _Bounds:
-    k: int
-    entities: int
-    relationships: int
-    snippets: int
 
 
 def _bound(value: object, name: str) -> int:
@@ -131,165 +117,6 @@ def _fuse(signals: Sequence[tuple[dict[int, float], float]]) -> dict[int, float]
     return fused
 
 
-@dataclass(frozen=True, slots=True)
-class _Matrix:
-    """One kind of vectors of a memory: row refs, the float32 matrix and, for large ones,
-    the sign bits of every vector packed 64 to a word (for the Hamming prefilter)."""
-
-    refs: npt.NDArray[np.int64]
-    vectors: Vectors
-    bits: npt.NDArray[np.uint64] | None
-
-    def similar(self, query: Vectors, n: int) -> tuple[npt.NDArray[np.intp], Vectors]:
-        """Row positions and cosine similarities of (about) the ``n`` rows most similar to
-        ``query``, unordered. Large matrices are searched by Hamming distance of the sign
-        bits first and only the best BINARY_CANDIDATES rows are scored exactly, without
-        BLAS threads (whose spinning would slow the query embedding that follows)."""
-        rows = len(self.refs)
-        if rows == 0:
-            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float32)
-        if self.bits is None:
-            sims: Vectors = np.einsum("ij,j->i", self.vectors, query)
-            idx = np.arange(rows) if n >= rows else np.argpartition(-sims, n - 1)[:n]
-            return idx, sims[idx]
-        candidates = self.nearest_bits(query, BINARY_CANDIDATES)
-        exact: Vectors = np.einsum("ij,j->i", self.vectors[candidates], query)
-        keep = np.argpartition(-exact, n - 1)[:n] if n < len(candidates) else slice(None)
-        return candidates[keep], exact[keep]
-
-    def nearest_bits(self, query: Vectors, n: int) -> npt.NDArray[np.intp]:
-        assert self.bits is not None
-        qbits = np.packbits(query > 0).view(np.uint64)
-        distance = np.bitwise_count(self.bits ^ qbits).sum(axis=1, dtype=np.uint16)
-        n = min(n, len(distance))
-        return np.argpartition(distance, n - 1)[:n]
-
-
-@dataclass
-class _Buffer:
-    """A growable matrix of one kind of vectors: rows [:n] are live, sorted by ref."""
-
-    version: int
-    n: int
-    refs: npt.NDArray[np.int64]
-    vectors: Vectors
-    bits: npt.NDArray[np.uint64] | None
-
-    def view(self) -> _Matrix:
-        bits = None if self.bits is None else self.bits[: self.n]
-        return _Matrix(self.refs[: self.n], self.vectors[: self.n], bits)
-
-
-def _packed(matrix: Vectors) -> npt.NDArray[np.uint64]:
-    out: npt.NDArray[np.uint64] = np.packbits(matrix > 0, axis=1).view(np.uint64)
-    return out
-
-
-class _VectorCache:
-    """A memory's vectors as one matrix per kind. When the memory's index version moves, only
-    the vectors written since are read and patched in (appended, or replaced in place); a
-    deletion, or a new ref below the largest, reloads the kind whole."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._data: dict[tuple[int, int, str], _Buffer] = {}
-
-    def get(self, store: Store, tx: ReadTx, kind: str, dim: int) -> _Matrix:
-        version = tx.index_version()
-        key = (id(store), tx.memory_id, kind)
-        with self._lock:
-            found = self._data.get(key)
-            if found is not None and found.version == version:
-                return found.view()
-            if found is None or not self._patch(found, tx, kind, dim, version):
-                found = self._data[key] = self._load(tx, kind, dim, version)
-            return found.view()
-
-    @staticmethod
-    def _load(tx: ReadTx, kind: str, dim: int, version: int) -> _Buffer:
-        rows = tx.load_vectors(kind)
-        n = len(rows)
-        cap = max(256, n + n // 4)
-        refs = np.zeros(cap, dtype=np.int64)
-        vectors = np.zeros((cap, dim), dtype=np.float32)
-        if rows:
-            refs[:n] = [r for r, _ in rows]
-            vectors[:n] = np.frombuffer(b"".join(d for _, d in rows), dtype=np.float32).reshape(
-                n, dim
-            )
-        bits = None
-        if n > BINARY_ABOVE and dim % 64 == 0:
-            bits = np.zeros((cap, dim // 64), dtype=np.uint64)
-            bits[:n] = _packed(vectors[:n])
-        return _Buffer(version, n, refs, vectors, bits)
-
-    @staticmethod
-    def _patch(buf: _Buffer, tx: ReadTx, kind: str, dim: int, version: int) -> bool:
-        rows = tx.load_vectors(kind, since=buf.version)
-        new_refs = np.array([r for r, _ in rows], dtype=np.int64)
-        data = (
-            np.frombuffer(b"".join(d for _, d in rows), dtype=np.float32).reshape(len(rows), dim)
-            if rows
-            else np.zeros((0, dim), dtype=np.float32)
-        )
-        live = buf.refs[: buf.n]
-        pos = np.searchsorted(live, new_refs)
-        pos[pos >= buf.n] = 0
-        known = (live[pos] == new_refs) if buf.n else np.zeros(len(new_refs), dtype=bool)
-        added = new_refs[~known]
-        if tx.vector_count(kind) != buf.n + len(added):
-            return False  # something was deleted
-        if len(added) and buf.n and added.min() <= live[-1]:
-            return False  # keeping refs sorted would need a reshuffle
-        if buf.bits is None and buf.n + len(added) > BINARY_ABOVE and dim % 64 == 0:
-            return False  # crossing the size where sign bits start
-        if buf.n + len(added) > len(buf.refs):
-            grow = max(len(buf.refs) * 2, buf.n + len(added))
-            buf.refs = np.resize(buf.refs, grow)
-            buf.vectors = np.resize(buf.vectors, (grow, dim))
-            if buf.bits is not None:
-                buf.bits = np.resize(buf.bits, (grow, dim // 64))
-        if known.any():
-            buf.vectors[pos[known]] = data[known]
-            if buf.bits is not None:
-                buf.bits[pos[known]] = _packed(data[known])
-        end = buf.n + len(added)
-        buf.refs[buf.n : end] = added
-        buf.vectors[buf.n : end] = data[~known]
-        if buf.bits is not None:
-            buf.bits[buf.n : end] = _packed(data[~known])
-        buf.n = end
-        buf.version = version
-        return True
-
-
-_VECTORS = _VectorCache()
-
-
-class _RowCount:
-    """A memory's number of searchable observations, cached until its index moves."""
-
-    def __init__(self) -> None:
-        self._data: dict[tuple[int, int], tuple[int, int]] = {}
-
-    def get(self, store: Store, tx: ReadTx) -> int:
-        version = tx.index_version()
-        key = (id(store), tx.memory_id)
-        found = self._data.get(key)
-        if found is None or found[0] != version:
-            found = (version, tx.text_rows("fts_observations"))
-            self._data[key] = found
-        return found[1]
-
-
-_TEXT_ROWS = _RowCount()
-
-
-def _top(m: _Matrix, query: Vectors, n: int) -> dict[int, float]:
-    idx, sims = m.similar(query, n)
-    return {int(m.refs[i]): float(v) for i, v in zip(idx, sims, strict=True)}
-
-
 class RecallOps:
     """The recall of a :class:`~turngraph.Memory`."""
 
@@ -340,7 +167,7 @@ class RecallOps:
         wanted = set(include)
         if not wanted <= {"entities", "passages"}:
             raise ValidationError("include takes 'entities' and/or 'passages'", field="include")
-        bounds = _Bounds(
+        bounds = Bounds(
             _bound(k, "k"),
             _bound(max_entities, "entities"),
             _bound(max_relationships, "relationships"),
@@ -440,7 +267,7 @@ class RecallOps:
         query: str,
         mode: str,
         flt: ObservationFilter,
-        bounds: _Bounds,
+        bounds: Bounds,
         at: datetime | None,
     ) -> RecallResult:
         terms = query_terms(query)
@@ -466,8 +293,8 @@ class RecallOps:
             ent_signals.append((matched, 1.0))
             entity_sources |= matched.keys()
         if qvec is not None and embedder is not None:
-            entities = _VECTORS.get(self._store, tx, "entity", embedder.dimension)
-            near = _top(entities, qvec, 50)
+            entities = VECTORS.get(self._store, tx, "entity", embedder.dimension)
+            near = top_similar(entities, qvec, 50)
             ent_signals.append((near, W_DENSE))
             entity_sources |= {e for e, sim in near.items() if sim >= ENTITY_SIMILARITY}
         ent_scores = _fuse(ent_signals)
@@ -526,9 +353,7 @@ class RecallOps:
         _expand_neighbours(tx, ent_scores, entity_sources)
         relevant = {e: _logistic(v) for e, v in ent_scores.items() if e in entity_sources}
         scores = {oid: _logistic(fused[oid]) for oid in ranked[: bounds.k]}
-        return self._assemble(
-            tx, query, mode, ranked, scores, turns, attributes, relevant, bounds, at
-        )
+        return assemble(tx, query, mode, ranked, scores, turns, attributes, relevant, bounds, at)
 
     def _selective(self, tx: ReadTx, terms: list[str]) -> list[str]:
         """In a large memory, leave out query terms that match a large share of it.
@@ -539,7 +364,7 @@ class RecallOps:
         """
         if len(terms) < 2:
             return terms
-        total = _TEXT_ROWS.get(self._store, tx)
+        total = TEXT_ROWS.get(self._store, tx)
         if total < PRUNE_ABOVE_ROWS:
             return terms
         counts = tx.term_frequencies("fts_observations", "content context", terms)
@@ -550,10 +375,10 @@ class RecallOps:
 
     def _dense(self, tx: ReadTx, embedder: Embedder, qvec: Vectors) -> dict[int, float]:
         """Similarity of each observation, plus W_WINDOW x that of its conversational window."""
-        obs = _VECTORS.get(self._store, tx, "observation", embedder.dimension)
+        obs = VECTORS.get(self._store, tx, "observation", embedder.dimension)
         if len(obs.refs) == 0:
             return {}
-        win = _VECTORS.get(self._store, tx, "window", embedder.dimension)
+        win = VECTORS.get(self._store, tx, "window", embedder.dimension)
         if obs.bits is None:  # small: score every row exactly
             rows: npt.NDArray[np.intp] = np.arange(len(obs.refs))
         else:  # large: the rows near the query by either vector, by sign bits
@@ -629,7 +454,7 @@ class RecallOps:
     # -- structural ------------------------------------------------------------------------
 
     def _structural(
-        self, tx: ReadTx, flt: ObservationFilter, bounds: _Bounds, at: datetime | None
+        self, tx: ReadTx, flt: ObservationFilter, bounds: Bounds, at: datetime | None
     ) -> RecallResult:
         ids = tx.filter_observations(flt, limit=bounds.k + 1)
         more = len(ids) > bounds.k
@@ -643,7 +468,7 @@ class RecallOps:
         most = max(counts.values(), default=1.0)
         shares = {e: n / most for e, n in counts.items()}
         scores = {oid: 1.0 / (rank + 1) for rank, oid in enumerate(ids)}
-        result = self._assemble(tx, None, "structural", ids, scores, turns, [], shares, bounds, at)
+        result = assemble(tx, None, "structural", ids, scores, turns, [], shares, bounds, at)
         if more:
             result = result.model_copy(
                 update={
@@ -654,109 +479,6 @@ class RecallOps:
                 }
             )
         return result
-
-    # -- assembly --------------------------------------------------------------------------
-
-    def _assemble(
-        self,
-        tx: ReadTx,
-        query: str | None,
-        mode: str,
-        ranked: Sequence[int],
-        scores: dict[int, float],
-        turns: dict[int, TurnRow],
-        attributes: Sequence[tuple[AttributeRow, float]],
-        ent_scores: dict[int, float],
-        bounds: _Bounds,
-        at: datetime | None,
-    ) -> RecallResult:
-        """The result from ranked observations whose ``scores`` are on 0..1 and entity
-        scores on 0..1. One hit per source observation: a turn never appears twice."""
-        cut: list[str] = []
-        top = list(ranked[: bounds.k])
-        observations = {o.id: o for o in tx.get_observations(top)}
-        replaced = replaced_facts(tx, top, at)
-        hits: list[Hit] = []
-        for oid in top:
-            obs = observations.get(oid)
-            if obs is not None:
-                notes = [f.note for f in replaced.get(oid, ())]
-                hits.append(_hit(obs, turns.get(oid), scores[oid], notes))
-        # Attribute facts the query matched follow the passages (they never displace one and
-        # score below the last), each citing the turn or observation it came from, at most
-        # one per source.
-        shown = {h.source.slug for h in hits}
-        below = min((h.score for h in hits), default=1.0)
-        facts = 0
-        for row, score in attributes:
-            if facts == ATTRIBUTE_HITS:
-                break
-            slug = row.source_slug or ""
-            if slug in shown:
-                continue
-            shown.add(slug)
-            facts += 1
-            hits.append(
-                Hit(
-                    id=row.id,
-                    kind="attribute",
-                    text=f"{row.entity_name} {row.key.replace('_', ' ')}: {row.value}",
-                    score=round(below * score / (score + 1.0), 6) if score > 0 else 0.0,
-                    observed_at=row.valid_from,
-                    source=Source(slug=slug, turn_id=row.source_turn),
-                )
-            )
-        # Entities: those relevant to the query, else those the top passages mention.
-        if not ent_scores:
-            links = tx.links_for_observations(top)
-            for oid in top:
-                for entity_id in links.get(oid, []):
-                    ent_scores[entity_id] = ent_scores.get(entity_id, 0.0) + scores[oid]
-            most = max(ent_scores.values(), default=1.0) or 1.0
-            ent_scores = {e: v / most for e, v in ent_scores.items()}
-        ordered = sorted(ent_scores, key=lambda e: -ent_scores[e])
-        if len(ordered) > bounds.entities:
-            cut.append(
-                f"entities: {len(ordered)} matched, {bounds.entities} returned (max_entities)"
-            )
-        rows = tx.get_entities(ordered[: bounds.entities])
-        entities = [
-            RecalledEntity(
-                name=rows[e].name,
-                type=rows[e].type,
-                description=rows[e].description,
-                degree=rows[e].degree,
-                score=round(ent_scores[e], 6),
-            )
-            for e in ordered[: bounds.entities]
-            if e in rows
-        ]
-        rels = tx.relationships_among(list(rows), limit=bounds.relationships + 1)
-        if len(rels) > bounds.relationships:
-            cut.append(
-                f"relationships: more than {bounds.relationships} among the returned "
-                "entities (max_relationships)"
-            )
-        snippets: list[Snippet] = []
-        by_slug = {o.slug: o for o in observations.values()}
-        for hit in hits:
-            if hit.kind == "attribute":
-                continue
-            if len(snippets) == bounds.snippets:
-                cut.append(
-                    f"snippets: more than {bounds.snippets} source observations (max_snippets)"
-                )
-                break
-            snippets.append(_snippet(by_slug[hit.source.slug], hit))
-        return RecallResult(
-            query=query,
-            mode=mode,
-            entities=entities,
-            relationships=[graph.to_relationship(r) for r in rels[: bounds.relationships]],
-            snippets=snippets,
-            hits=hits,
-            truncated=cut,
-        )
 
 
 _TAG_LIMITS = Limits()
@@ -864,46 +586,3 @@ def _expand_neighbours(tx: ReadTx, scores: dict[int, float], relevant: set[int])
             if decayed > scores.get(other, float("-inf")):
                 scores[other] = decayed
             relevant.add(other)
-
-
-def _source(obs: ObservationRow, turn: TurnRow | None) -> Source:
-    if turn is None:
-        return Source(slug=obs.slug)
-    return Source(
-        slug=obs.slug,
-        turn_id=turn.id,
-        session_id=turn.session_id,
-        seq=turn.seq,
-        role=turn.role,
-        speaker=turn.speaker,
-    )
-
-
-def _hit(obs: ObservationRow, turn: TurnRow | None, score: float, superseded: list[str]) -> Hit:
-    text = obs.content
-    if len(text) > SNIPPET_CHARS:
-        text = text[: SNIPPET_CHARS - 1].rstrip() + "\u2026"
-    return Hit(
-        id=turn.id if turn else f"observation:{obs.slug}",
-        kind="turn" if turn else "observation",
-        text=text,
-        score=round(score, 6),
-        observed_at=obs.observed_at,
-        source=_source(obs, turn),
-        superseded=superseded,
-    )
-
-
-def _snippet(obs: ObservationRow, hit: Hit) -> Snippet:
-    truncated = len(obs.content) > SNIPPET_CHARS
-    text = obs.content if not truncated else obs.content[: SNIPPET_CHARS - 1].rstrip() + "\u2026"
-    return Snippet(
-        slug=obs.slug,
-        title=obs.title,
-        text=text,
-        truncated=truncated,
-        observed_at=obs.observed_at,
-        category=obs.category,
-        source=hit.source,
-        score=hit.score,
-    )
