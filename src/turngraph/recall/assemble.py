@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 
 from turngraph import graph
 from turngraph.models import Hit, RecalledEntity, RecallResult, Snippet, Source
-from turngraph.recall.currency import replaced_facts
+from turngraph.recall.currency import Currency
 from turngraph.store.base import AttributeRow, ObservationRow, ReadTx, TurnRow
 
 SNIPPET_CHARS = 280
@@ -33,14 +32,14 @@ def assemble(
     attributes: Sequence[tuple[AttributeRow, float]],
     ent_scores: dict[int, float],
     bounds: Bounds,
-    at: datetime | None,
+    currency: Currency,
 ) -> RecallResult:
     """The result from ranked observations whose ``scores`` are on 0..1 and entity
     scores on 0..1. One hit per source observation: a turn never appears twice."""
     cut: list[str] = []
     top = list(ranked[: bounds.k])
     observations = {o.id: o for o in tx.get_observations(top)}
-    replaced = replaced_facts(tx, top, at)
+    replaced = currency.replaced(top)
     hits: list[Hit] = []
     for oid in top:
         obs = observations.get(oid)

@@ -68,13 +68,36 @@ def _current_at(row: AttributeRow, at: datetime | None) -> bool:
     return at is not None and row.valid_until > at
 
 
+class Currency:
+    """What recall learned of its candidates' facts, read once per recall: the facts each
+    observation set that were replaced or ended by ``at`` (default: now)."""
+
+    def __init__(self, tx: ReadTx, at: datetime | None) -> None:
+        self._tx = tx
+        self._at = at
+        self._checked: set[int] = set()
+        self._facts: dict[int, list[Replaced]] = {}
+        self._chains: dict[tuple[int, str], list[AttributeRow]] = {}
+
+    def replaced(self, ids: Sequence[int]) -> dict[int, list[Replaced]]:
+        """The replaced facts of each of ``ids`` that has any (read only for new ids)."""
+        missing = [oid for oid in ids if oid not in self._checked]
+        if missing:
+            self._facts.update(replaced_facts(self._tx, missing, self._at, self._chains))
+            self._checked.update(missing)
+        return {oid: self._facts[oid] for oid in ids if oid in self._facts}
+
+
 def replaced_facts(
-    tx: ReadTx, ids: Sequence[int], at: datetime | None
+    tx: ReadTx,
+    ids: Sequence[int],
+    at: datetime | None,
+    chains: dict[tuple[int, str], list[AttributeRow]] | None = None,
 ) -> dict[int, list[Replaced]]:
     """The facts each of ``ids`` set that were replaced or ended by ``at`` (default: now),
     by observation; observations whose facts all still held are absent."""
     out: dict[int, list[Replaced]] = {}
-    chains: dict[tuple[int, str], list[AttributeRow]] = {}
+    chains = {} if chains is None else chains
     for row in tx.attributes_for_observations(ids):
         if _current_at(row, at):
             continue

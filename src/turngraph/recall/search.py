@@ -26,7 +26,7 @@ from turngraph.config import Limits
 from turngraph.errors import ValidationError
 from turngraph.models import RecallResult
 from turngraph.recall.assemble import Bounds, assemble
-from turngraph.recall.currency import MARGIN, W_SUPERSEDED, asks_about_now, replaced_facts
+from turngraph.recall.currency import MARGIN, W_SUPERSEDED, Currency, asks_about_now
 from turngraph.recall.embed import Embedder, OnnxEmbedder, Vectors
 from turngraph.recall.stopwords import QUESTION_STOPWORDS
 from turngraph.recall.vectors import BINARY_CANDIDATES, TEXT_ROWS, VECTORS, top_similar
@@ -345,15 +345,18 @@ class RecallOps:
                 fused[oid] += W_SPEAKER
             fused[oid] += W_SESSION * session_z.get(order[session_id], 0.0)
         ranked = sorted((c for c in candidates if c in allowed), key=lambda c: -fused[c])
+        currency = Currency(tx, at)
         if asks_about_now(query):
             about = {e.id for e in named} | set(top_entities)
-            ranked = _prefer_current(tx, ranked, fused, flt, at, about, bounds.k)
+            ranked = _prefer_current(tx, ranked, fused, flt, currency, about, bounds.k)
         turns = tx.turns_for_observations(ranked[: bounds.k])
         attributes = self._attribute_hits(tx, terms, at, flt) if mode != "dense" else []
         _expand_neighbours(tx, ent_scores, entity_sources)
         relevant = {e: _logistic(v) for e, v in ent_scores.items() if e in entity_sources}
         scores = {oid: _logistic(fused[oid]) for oid in ranked[: bounds.k]}
-        return assemble(tx, query, mode, ranked, scores, turns, attributes, relevant, bounds, at)
+        return assemble(
+            tx, query, mode, ranked, scores, turns, attributes, relevant, bounds, currency
+        )
 
     def _selective(self, tx: ReadTx, terms: list[str]) -> list[str]:
         """In a large memory, leave out query terms that match a large share of it.
@@ -468,7 +471,9 @@ class RecallOps:
         most = max(counts.values(), default=1.0)
         shares = {e: n / most for e, n in counts.items()}
         scores = {oid: 1.0 / (rank + 1) for rank, oid in enumerate(ids)}
-        result = assemble(tx, None, "structural", ids, scores, turns, [], shares, bounds, at)
+        result = assemble(
+            tx, None, "structural", ids, scores, turns, [], shares, bounds, Currency(tx, at)
+        )
         if more:
             result = result.model_copy(
                 update={
@@ -509,7 +514,7 @@ def _prefer_current(
     ranked: list[int],
     fused: dict[int, float],
     flt: ObservationFilter,
-    at: datetime | None,
+    currency: Currency,
     about: set[int],
     k: int,
 ) -> list[int]:
@@ -517,7 +522,7 @@ def _prefer_current(
     about, since replaced, drops by W_SUPERSEDED, and the passage that set the value current
     at ``at`` (now by default) is put just above where the old one stood."""
     head = ranked[: max(2 * k, 20)]
-    replaced = replaced_facts(tx, head, at)
+    replaced = currency.replaced(head)
     lifted: dict[int, float] = {}
     for oid in head:
         facts = [f for f in replaced.get(oid, ()) if f.entity_id in about]
