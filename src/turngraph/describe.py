@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
+from turngraph.extract.base import MULTI_VALUED
 from turngraph.store.base import AttributeRow, EntityRow, ReadTx, RelationshipRow, WriteTx
 
 MAX_CLAUSES = 6  # what the entity does or is
@@ -80,6 +81,9 @@ _MULTI = {
     "allergies": "is allergic to {v}",
     "learning": "is learning {v}",
     "pets": "has {v}",
+    "goals": "wants to {v}",
+    "habits": "tends to {v}",
+    "values": "values {v}",
 }
 
 
@@ -115,39 +119,47 @@ def _relation_clauses(
     return about, others, said
 
 
-def _attribute_clauses(rows: Iterable[AttributeRow], said: set[str]) -> list[str]:
+def _attribute_clauses(
+    name: str, rows: Iterable[AttributeRow], said: set[str]
+) -> tuple[list[str], list[str]]:
+    """Verb phrases for the keys that have one, and sentences ("Maya's diet is vegan") for
+    the others."""
     clauses: list[str] = []
+    sentences: list[str] = []
     grouped: dict[str, list[str]] = {}
     for row in rows:
         grouped.setdefault(row.key, []).append(row.value)
     for key, values in grouped.items():
+        latest = values[-MAX_VALUES:]
         if key in _SINGLE:
             template, relation = _SINGLE[key]
-            value = values[-1]
-            if relation in said:
-                continue
-            clauses.append(template.format(v=value, a=_article(value)))
+            if relation not in said:
+                clauses.append(template.format(v=values[-1], a=_article(values[-1])))
         elif key in _MULTI:
-            clauses.append(_MULTI[key].format(v=_join(values[-MAX_VALUES:])))
+            if "to {v}" in _MULTI[key]:  # "wants to to travel" otherwise
+                latest = [v[3:] if v.lower().startswith("to ") else v for v in latest]
+            clauses.append(_MULTI[key].format(v=_join(latest)))
         elif key not in ("name", "family"):
-            words = key.replace("_", " ")
-            clauses.append(f"has {words} {_join(values[-MAX_VALUES:])}")
-    return clauses
+            verb = "include" if key in MULTI_VALUED else "is"
+            sentences.append(f"{name}'s {key.replace('_', ' ')} {verb} {_join(latest)}")
+    return clauses, sentences
 
 
 def generate_description(tx: ReadTx, entity: EntityRow) -> str:
     """A sentence from the entity's current facts; a plain mention when it has none."""
     rels, _ = tx.entity_relationships(entity.id, limit=MAX_CLAUSES + MAX_OTHERS + 10)
     about, others, said = _relation_clauses(entity, rels)
-    about += _attribute_clauses(tx.current_attributes_of(entity.id), said)
-    about, others = about[:MAX_CLAUSES], others[:MAX_OTHERS]
+    clauses, sentences = _attribute_clauses(entity.name, tx.current_attributes_of(entity.id), said)
+    about, others = (about + clauses)[:MAX_CLAUSES], others[:MAX_OTHERS]
+    parts: list[str] = []
     if about:
-        text = f"{entity.name} {_join(about)}."
-        if others:
-            text += " " + "; ".join(others) + "."
-        return text
+        parts.append(f"{entity.name} {_join(about)}.")
     if others:
-        return f"{entity.name}: {'; '.join(others)}."
+        parts.append(("" if about else f"{entity.name}: ") + "; ".join(others) + ".")
+    parts += [f"{s}." for s in sentences[:MAX_OTHERS]]
+    if parts:
+        text = " ".join(parts)
+        return text[0].upper() + text[1:]
     kind = "" if entity.type == "other" else f"{_article(entity.type)} {entity.type} "
     return f"{entity.name}: {kind}mentioned in conversation."
 
