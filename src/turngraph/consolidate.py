@@ -6,7 +6,12 @@ Three signals, each cheap and explainable:
   order, organization suffixes ("Corp" / "Corporation" / "Inc") and a leading "the" are
   normalized away;
 - **near-identical names**: the normalized names differ by a typo or two;
+- **a first name and a full name** ("Maya" / "Maya Okafor"), both people, when someone who
+  said one also said the other and no other full name shares the first name (a second
+  surname makes the first name ambiguous);
 - **near-identical descriptions**: same type, and the descriptions share almost every word.
+  Only descriptions someone wrote count: a generated one ("Lisbon: a place mentioned in
+  conversation") says nothing about which entity it is.
 
 Candidates are only proposals: nothing is merged until a proposal is accepted.
 """
@@ -109,6 +114,7 @@ ORG_SUFFIXES = {
 _WORD = re.compile(r"\w+")
 # Signals and the score each one gives a pair.
 NAME_VARIANT_SCORE = 0.9
+FULL_NAME_SCORE = 0.8
 TYPO_RATIO = 0.9
 DESCRIPTION_RATIO = 0.9
 DESCRIPTION_MIN_WORDS = 4
@@ -161,11 +167,42 @@ def choose_canonical(a: EntityRow, b: EntityRow) -> tuple[EntityRow, EntityRow]:
     return (a, b) if rank(a) <= rank(b) else (b, a)
 
 
+def _first_name(word: str) -> str:
+    folded = " ".join(_words(word))
+    return NICKNAMES.get(folded, folded)
+
+
+def first_name_pairs(entities: Sequence[EntityRow]) -> list[tuple[EntityRow, EntityRow]]:
+    """(first name, full name) pairs of people ("Maya", "Maya Okafor") where the first name
+    has a single surname among the memory's full names."""
+    people = [e for e in entities if e.type == "person"]
+    full: dict[str, list[EntityRow]] = defaultdict(list)
+    for e in people:
+        words = e.name.split()
+        if 2 <= len(words) <= 3 and "," not in e.name:
+            full[_first_name(words[0])].append(e)
+    pairs: list[tuple[EntityRow, EntityRow]] = []
+    for e in people:
+        words = e.name.split()
+        if len(words) != 1:
+            continue
+        matches = full.get(_first_name(words[0]), [])
+        if len({variant_key(" ".join(m.name.split()[1:])) for m in matches}) == 1:
+            pairs += [(e, m) for m in matches]
+    return pairs
+
+
 def find_candidates(
-    entities: Sequence[EntityRow], *, skip: set[tuple[str, str]]
+    entities: Sequence[EntityRow],
+    *,
+    skip: set[tuple[str, str]],
+    described: set[int] | None = None,
+    speakers: dict[int, set[str]] | None = None,
 ) -> list[Candidate]:
     """Merge candidates among ``entities``, best first, leaving out the (sorted) key pairs in
-    ``skip``."""
+    ``skip``. Descriptions are compared only between entities in ``described`` (those someone
+    described in words; all when None). ``speakers`` holds who said the turns naming each
+    entity, for first-name / full-name pairs (none proposed without it)."""
     reasons: dict[tuple[int, int], list[tuple[str, float]]] = defaultdict(list)
     by_id = {e.id: e for e in entities}
 
@@ -206,10 +243,25 @@ def find_candidates(
                 if ratio >= TYPO_RATIO:
                     note(a, b, f"{a.name!r} and {b.name!r} differ by a typo", ratio)
 
+    # A first name and a full name that the same person said.
+    said_by = speakers or {}
+    for short, long in first_name_pairs(entities) if said_by else ():
+        heard = {who.casefold(): who for who in said_by.get(short.id, ())}
+        said = [heard[k] for k in {w.casefold() for w in said_by.get(long.id, ())} & heard.keys()]
+        if said:
+            note(
+                short,
+                long,
+                f"{short.name!r} is the first name of {long.name!r}, both said by "
+                f"{', '.join(sorted(said))}, and no other {short.name} has another surname",
+                FULL_NAME_SCORE,
+            )
+
     # Descriptions: candidates share description words (via postings), then compare.
-    words = {e.id: _words(e.description) for e in entities}
+    written = [e for e in entities if described is None or e.id in described]
+    words = {e.id: _words(e.description) for e in written}
     postings: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for e in entities:
+    for e in written:
         for w in set(words[e.id]):
             postings[(e.type, w)].append(e.id)
     shared: dict[tuple[int, int], int] = defaultdict(int)

@@ -16,6 +16,7 @@ from datetime import datetime
 
 from turngraph import categories
 from turngraph.config import Limits
+from turngraph.describe import describe_generated
 from turngraph.errors import ValidationError
 from turngraph.models import (
     Entity,
@@ -171,12 +172,26 @@ def link_endpoints(tx: WriteTx, observation_id: int, *, seq: int) -> None:
                 linked.add(end)
 
 
-def refold_entities(tx: WriteTx, ids: Iterable[int], *, now: datetime) -> None:
-    """Recompute each entity's type, description and retrieval queries from its assertions."""
+def refold_entities(
+    tx: WriteTx, ids: Iterable[int], *, now: datetime, describe: bool = True
+) -> None:
+    """Recompute each entity's type, description and retrieval queries from its assertions.
+    An entity no observation describes in words gets a description generated from its
+    current facts (unless ``describe`` is False: the caller does it once the facts are in)."""
     for entity in tx.get_entities(ids).values():
         fold = tx.entity_fold(entity.id)
         if fold.description is None:
-            continue  # linked only through relationships: keep the last known fields
+            if fold.type is not None and fold.type != entity.type:
+                tx.update_entity(
+                    entity.id,
+                    type=fold.type,
+                    description=entity.description,
+                    retrieval_queries=entity.retrieval_queries,
+                    now=now,
+                )
+            if describe:
+                describe_generated(tx, [entity.id], now=now)
+            continue
         queries: list[str] = []
         for batch in fold.retrieval_queries:  # newest first
             queries += [q for q in batch if q not in queries]

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, cast
 
 from turngraph import graph
 from turngraph.config import Limits
-from turngraph.consolidate import find_candidates
+from turngraph.consolidate import find_candidates, first_name_pairs
 from turngraph.errors import ConflictError, NotFoundError, ValidationError
 from turngraph.models import MergeProposal, MergeResult, ProposalStatus
 from turngraph.reconcile import repair_chain
@@ -41,7 +41,15 @@ class MergeOps:
                 a, b = sorted((p.canonical_key, p.duplicate_key))
                 skip.add((a, b))
             created: list[int] = []
-            for c in find_candidates(list(tx.iter_entities()), skip=skip):
+            entities = list(tx.iter_entities())
+            people = {e.id for pair in first_name_pairs(entities) for e in pair}
+            found = find_candidates(
+                entities,
+                skip=skip,
+                described=tx.described_entities(),
+                speakers=tx.entity_speakers(sorted(people)),
+            )
+            for c in found:
                 created.append(
                     tx.insert_proposal(
                         canonical_key=c.canonical.key,

@@ -436,7 +436,13 @@ class Snippet(_Model):
 
 
 class Hit(_Model):
-    """A ranked passage: a turn, an observation or an attribute fact, with provenance."""
+    """A ranked passage: a turn, an observation or an attribute fact, with provenance.
+
+    ``score`` is on 0..1, higher is better, and orders the hits of one recall (0.5 is an
+    average candidate; scores are not comparable across recalls). ``superseded`` lists the
+    facts the passage stated that were no longer current (now, or at ``as_of``), each as
+    "Maya location: Manchester, now Bristol"; empty when everything it set still held.
+    """
 
     id: str
     kind: Literal["turn", "observation", "attribute"]
@@ -444,6 +450,7 @@ class Hit(_Model):
     score: float
     observed_at: datetime
     source: Source
+    superseded: list[str] = Field(default_factory=list)
 
 
 class RecallResult(_Model):

@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from turngraph import categories, graph
+from turngraph.describe import describe_generated
 from turngraph.errors import ValidationError
 from turngraph.extract.base import (
     ENTITY_TYPES,
@@ -80,14 +81,18 @@ def apply_extraction(tx: WriteTx, raw: RawExtraction, at: TurnWrite) -> Extracti
     """Write what ``raw`` says into the memory and return the turn's structured diff."""
     touched = graph.Touched()
     entities = _apply_entities(tx, raw, at, touched)
-    relations = _apply_relations(tx, raw.relations, entities, at, touched)
+    ended: set[int] = set()
+    relations = _apply_relations(tx, raw.relations, entities, at, touched, ended)
     graph.link_endpoints(tx, at.observation_id, seq=at.seq)
-    graph.refold_entities(tx, touched.entity_ids, now=at.now)
+    graph.refold_entities(tx, touched.entity_ids, now=at.now, describe=False)
     graph.refold_relationships(tx, touched.relationship_ids, now=at.now)
     tx.recompute_degrees(touched.entity_ids)
     current = tx.get_entities(touched.entity_ids)
     refs = {key: entity_ref(current[row.id].type, key) for key, row in entities.items()}
     attributes, corrections = _apply_attributes(tx, raw.attributes, entities, refs, at)
+    # Generated descriptions follow the facts now in place, the ends of relations this turn
+    # ended included ("Manchester: Maya lives there" goes when she moves).
+    describe_generated(tx, [*touched.entity_ids, *ended], now=at.now)
     extraction = Extraction(
         turn_id=at.turn_id,
         entities=[
@@ -133,9 +138,9 @@ def _apply_entities(
                 name=entity.name,
                 key=key,
                 type=etype if is_new else None,
-                description=(raw.descriptions.get(entity.name) or _describe(entity, raw))
-                if is_new
-                else None,
+                # Only a description someone supplied is asserted; otherwise the entity's
+                # description is generated from its current facts (turngraph.describe).
+                description=raw.descriptions.get(entity.name) if is_new else None,
                 retrieval_queries=(),
                 memory_category=at.category or categories.for_entity_type(etype),
             )
@@ -156,28 +161,13 @@ def _add_name(named: dict[str, RawEntity], name: str, etype: str) -> None:
         named[key] = RawEntity(known.name if known else display, etype)
 
 
-def _describe(entity: RawEntity, raw: RawExtraction) -> str:
-    """A first description for an entity a turn introduced, from what the turn said of it."""
-    facts: list[str] = []
-    for rel in raw.relations:
-        if _same(rel.subject, entity.name):
-            facts.append(f"{rel.label.replace('_', ' ')} {rel.object}")
-        elif _same(rel.object, entity.name):
-            facts.append(f"{rel.subject} {rel.label.replace('_', ' ')} them")
-    for attr in raw.attributes:
-        if _same(attr.entity, entity.name) and not attr.negated:
-            facts.append(f"{attr.key.replace('_', ' ')}: {attr.value}")
-    kind = entity.type if entity.type in KNOWN_TYPES else "other"
-    head = f"{entity.name} ({kind})"
-    return f"{head}: {'; '.join(facts[:4])}" if facts else f"{head}, mentioned in conversation"
-
-
 def _apply_relations(
     tx: WriteTx,
     relations: Sequence[RawRelation],
     entities: dict[str, EntityRow],
     at: TurnWrite,
     touched: graph.Touched,
+    ended: set[int],
 ) -> list[tuple[str, str, str, Any]]:
     drafts: list[RelationshipDraft] = []
     out: list[tuple[str, str, str, Any]] = []
@@ -224,6 +214,7 @@ def _apply_relations(
                         valid_from=None,
                         valid_until=at.observed_at,
                     )
+                    ended.add(other.target_id)
     return out
 
 

@@ -168,3 +168,49 @@ def test_proposals_that_no_longer_apply_become_obsolete(mem: turngraph.Memory) -
         mem.accept_proposal(999)
     with pytest.raises(turngraph.ValidationError):
         mem.list_proposals("pending")
+
+
+def _chat(mem: turngraph.Memory, *turns: tuple[str, str]) -> None:
+    session = None
+    for speaker, text in turns:
+        session = mem.remember(text, speaker=speaker, session_id=session).session_id
+
+
+def test_places_and_people_mentioned_in_passing_are_not_proposed_as_one(
+    mem: turngraph.Memory,
+) -> None:
+    _chat(
+        mem,
+        ("Maya", "We're going to Lisbon in May."),
+        ("Maya", "Paris was lovely last spring, and Rome before that."),
+        ("Sam", "Say hi to Priya and Tom for me."),
+    )
+    names = {e.name for e in mem.list_entities(limit=50)}
+    assert {"Lisbon", "Paris", "Rome", "Priya", "Tom"} <= names
+    assert mem.consolidate() == []
+
+
+def test_a_first_name_and_the_full_name_the_same_speaker_said_are_proposed(
+    mem: turngraph.Memory,
+) -> None:
+    _chat(
+        mem,
+        ("Maya", "Hi, I'm Maya Okafor, I work at Acme."),
+        ("Maya", "Maya here again. My brother Tom lives in London."),
+    )
+    (proposal,) = mem.consolidate()
+    assert _names(proposal) == {"Maya", "Maya Okafor"}
+    assert "said by Maya" in proposal.reasons[0]
+
+
+def test_a_first_name_is_not_proposed_when_two_surnames_share_it_or_nobody_said_both(
+    mem: turngraph.Memory,
+) -> None:
+    _chat(
+        mem,
+        ("Maya", "Hi, I'm Maya Okafor, I work at Acme."),
+        ("Maya", "Maya here again. My friend Maya Chen lives in Leeds."),
+    )
+    _chat(mem, ("Dana", "I'm Dana and I work at Globex."))
+    _chat(mem, ("Sam", "I met Dana Smith at the gym."))
+    assert mem.consolidate() == []

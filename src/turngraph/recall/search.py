@@ -10,11 +10,11 @@ z-score. Structural recall (no query) filters observations and returns the same 
 
 from __future__ import annotations
 
+import math
 import re
-import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -22,27 +22,26 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from turngraph import graph
 from turngraph.config import Limits
 from turngraph.errors import ValidationError
-from turngraph.models import Hit, RecalledEntity, RecallResult, Snippet, Source
+from turngraph.models import RecallResult
+from turngraph.recall.assemble import Bounds, assemble
+from turngraph.recall.currency import MARGIN, W_SUPERSEDED, Currency, asks_about_now
 from turngraph.recall.embed import Embedder, OnnxEmbedder, Vectors
 from turngraph.recall.stopwords import QUESTION_STOPWORDS
+from turngraph.recall.vectors import BINARY_CANDIDATES, TEXT_ROWS, VECTORS, top_similar
 from turngraph.store.base import (
     AttributeRow,
     EntityRow,
     ObservationFilter,
-    ObservationRow,
     ReadTx,
     Store,
-    TurnRow,
 )
 from turngraph.validate import name_key, normalize_tags, parse_datetime
 
 MODES = ("hybrid", "lexical", "dense", "graph")
 DEFAULTS = {"k": 10, "entities": 10, "relationships": 20, "snippets": 10}
 MAXIMA = {"k": 50, "entities": 50, "relationships": 100, "snippets": 50}
-SNIPPET_CHARS = 280
 POOL = 300  # candidates per signal
 # Fusion weights (z-score units).
 W_CONTEXT = 1.0  # bm25 column weight of a turn's window, beside the turn's own text
@@ -53,23 +52,14 @@ W_SESSION = 0.15  # the turn's session matches the query as a whole (summed BM25
 W_WINDOW = 0.5  # dense similarity of the turn's window, added to the turn's own
 EXACT_ENTITY = 3.0  # entity score bonus for a name the query spells out
 ENTITY_FANOUT = 200  # observations taken per top entity
-ATTRIBUTE_HITS = 5  # attribute facts among the hits, at most
 PRUNE_ABOVE_ROWS = 5_000  # memories this large drop query terms ...
 PRUNE_SHARE = 0.05  # ... that match more than this share of their observations
-BINARY_ABOVE = 20_000  # vectors of one kind past which search starts from sign bits
-BINARY_CANDIDATES = 4_000  # rows scored exactly after the sign-bit prefilter
 NEIGHBOUR_SEEDS = 3  # top entities whose related entities join the ranking
 NEIGHBOURS = 10
 NEIGHBOUR_DECAY = 0.5
+SCORE_SPREAD = 2.0  # fused-score units over which a score moves from 0.27 to 0.73
+ENTITY_SIMILARITY = 0.3  # cosine from which a dense entity match counts as relevant
 _WORD = re.compile(r"[\w'-]+")
-
-
-@dataclass(frozen=True, slots=True)
-class _Bounds:
-    k: int
-    entities: int
-    relationships: int
-    snippets: int
 
 
 def _bound(value: object, name: str) -> int:
@@ -127,165 +117,6 @@ def _fuse(signals: Sequence[tuple[dict[int, float], float]]) -> dict[int, float]
     return fused
 
 
-@dataclass(frozen=True, slots=True)
-class _Matrix:
-    """One kind of vectors of a memory: row refs, the float32 matrix and, for large ones,
-    the sign bits of every vector packed 64 to a word (for the Hamming prefilter)."""
-
-    refs: npt.NDArray[np.int64]
-    vectors: Vectors
-    bits: npt.NDArray[np.uint64] | None
-
-    def similar(self, query: Vectors, n: int) -> tuple[npt.NDArray[np.intp], Vectors]:
-        """Row positions and cosine similarities of (about) the ``n`` rows most similar to
-        ``query``, unordered. Large matrices are searched by Hamming distance of the sign
-        bits first and only the best BINARY_CANDIDATES rows are scored exactly, without
-        BLAS threads (whose spinning would slow the query embedding that follows)."""
-        rows = len(self.refs)
-        if rows == 0:
-            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float32)
-        if self.bits is None:
-            sims: Vectors = np.einsum("ij,j->i", self.vectors, query)
-            idx = np.arange(rows) if n >= rows else np.argpartition(-sims, n - 1)[:n]
-            return idx, sims[idx]
-        candidates = self.nearest_bits(query, BINARY_CANDIDATES)
-        exact: Vectors = np.einsum("ij,j->i", self.vectors[candidates], query)
-        keep = np.argpartition(-exact, n - 1)[:n] if n < len(candidates) else slice(None)
-        return candidates[keep], exact[keep]
-
-    def nearest_bits(self, query: Vectors, n: int) -> npt.NDArray[np.intp]:
-        assert self.bits is not None
-        qbits = np.packbits(query > 0).view(np.uint64)
-        distance = np.bitwise_count(self.bits ^ qbits).sum(axis=1, dtype=np.uint16)
-        n = min(n, len(distance))
-        return np.argpartition(distance, n - 1)[:n]
-
-
-@dataclass
-class _Buffer:
-    """A growable matrix of one kind of vectors: rows [:n] are live, sorted by ref."""
-
-    version: int
-    n: int
-    refs: npt.NDArray[np.int64]
-    vectors: Vectors
-    bits: npt.NDArray[np.uint64] | None
-
-    def view(self) -> _Matrix:
-        bits = None if self.bits is None else self.bits[: self.n]
-        return _Matrix(self.refs[: self.n], self.vectors[: self.n], bits)
-
-
-def _packed(matrix: Vectors) -> npt.NDArray[np.uint64]:
-    out: npt.NDArray[np.uint64] = np.packbits(matrix > 0, axis=1).view(np.uint64)
-    return out
-
-
-class _VectorCache:
-    """A memory's vectors as one matrix per kind. When the memory's index version moves, only
-    the vectors written since are read and patched in (appended, or replaced in place); a
-    deletion, or a new ref below the largest, reloads the kind whole."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._data: dict[tuple[int, int, str], _Buffer] = {}
-
-    def get(self, store: Store, tx: ReadTx, kind: str, dim: int) -> _Matrix:
-        version = tx.index_version()
-        key = (id(store), tx.memory_id, kind)
-        with self._lock:
-            found = self._data.get(key)
-            if found is not None and found.version == version:
-                return found.view()
-            if found is None or not self._patch(found, tx, kind, dim, version):
-                found = self._data[key] = self._load(tx, kind, dim, version)
-            return found.view()
-
-    @staticmethod
-    def _load(tx: ReadTx, kind: str, dim: int, version: int) -> _Buffer:
-        rows = tx.load_vectors(kind)
-        n = len(rows)
-        cap = max(256, n + n // 4)
-        refs = np.zeros(cap, dtype=np.int64)
-        vectors = np.zeros((cap, dim), dtype=np.float32)
-        if rows:
-            refs[:n] = [r for r, _ in rows]
-            vectors[:n] = np.frombuffer(b"".join(d for _, d in rows), dtype=np.float32).reshape(
-                n, dim
-            )
-        bits = None
-        if n > BINARY_ABOVE and dim % 64 == 0:
-            bits = np.zeros((cap, dim // 64), dtype=np.uint64)
-            bits[:n] = _packed(vectors[:n])
-        return _Buffer(version, n, refs, vectors, bits)
-
-    @staticmethod
-    def _patch(buf: _Buffer, tx: ReadTx, kind: str, dim: int, version: int) -> bool:
-        rows = tx.load_vectors(kind, since=buf.version)
-        new_refs = np.array([r for r, _ in rows], dtype=np.int64)
-        data = (
-            np.frombuffer(b"".join(d for _, d in rows), dtype=np.float32).reshape(len(rows), dim)
-            if rows
-            else np.zeros((0, dim), dtype=np.float32)
-        )
-        live = buf.refs[: buf.n]
-        pos = np.searchsorted(live, new_refs)
-        pos[pos >= buf.n] = 0
-        known = (live[pos] == new_refs) if buf.n else np.zeros(len(new_refs), dtype=bool)
-        added = new_refs[~known]
-        if tx.vector_count(kind) != buf.n + len(added):
-            return False  # something was deleted
-        if len(added) and buf.n and added.min() <= live[-1]:
-            return False  # keeping refs sorted would need a reshuffle
-        if buf.bits is None and buf.n + len(added) > BINARY_ABOVE and dim % 64 == 0:
-            return False  # crossing the size where sign bits start
-        if buf.n + len(added) > len(buf.refs):
-            grow = max(len(buf.refs) * 2, buf.n + len(added))
-            buf.refs = np.resize(buf.refs, grow)
-            buf.vectors = np.resize(buf.vectors, (grow, dim))
-            if buf.bits is not None:
-                buf.bits = np.resize(buf.bits, (grow, dim // 64))
-        if known.any():
-            buf.vectors[pos[known]] = data[known]
-            if buf.bits is not None:
-                buf.bits[pos[known]] = _packed(data[known])
-        end = buf.n + len(added)
-        buf.refs[buf.n : end] = added
-        buf.vectors[buf.n : end] = data[~known]
-        if buf.bits is not None:
-            buf.bits[buf.n : end] = _packed(data[~known])
-        buf.n = end
-        buf.version = version
-        return True
-
-
-_VECTORS = _VectorCache()
-
-
-class _RowCount:
-    """A memory's number of searchable observations, cached until its index moves."""
-
-    def __init__(self) -> None:
-        self._data: dict[tuple[int, int], tuple[int, int]] = {}
-
-    def get(self, store: Store, tx: ReadTx) -> int:
-        version = tx.index_version()
-        key = (id(store), tx.memory_id)
-        found = self._data.get(key)
-        if found is None or found[0] != version:
-            found = (version, tx.text_rows("fts_observations"))
-            self._data[key] = found
-        return found[1]
-
-
-_TEXT_ROWS = _RowCount()
-
-
-def _top(m: _Matrix, query: Vectors, n: int) -> dict[int, float]:
-    idx, sims = m.similar(query, n)
-    return {int(m.refs[i]): float(v) for i, v in zip(idx, sims, strict=True)}
-
-
 class RecallOps:
     """The recall of a :class:`~turngraph.Memory`."""
 
@@ -336,7 +167,7 @@ class RecallOps:
         wanted = set(include)
         if not wanted <= {"entities", "passages"}:
             raise ValidationError("include takes 'entities' and/or 'passages'", field="include")
-        bounds = _Bounds(
+        bounds = Bounds(
             _bound(k, "k"),
             _bound(max_entities, "entities"),
             _bound(max_relationships, "relationships"),
@@ -367,10 +198,27 @@ class RecallOps:
                 result = self._structural(tx, flt, bounds, at)
             else:
                 result = self._semantic(tx, query, mode, flt, bounds, at)
+        # A ceiling only counts as cutting something when that part was asked for.
         if "entities" not in wanted:
-            result = result.model_copy(update={"entities": [], "relationships": []})
+            result = result.model_copy(
+                update={
+                    "entities": [],
+                    "relationships": [],
+                    "truncated": [
+                        t for t in result.truncated if not t.startswith(("entities", "relation"))
+                    ],
+                }
+            )
         if "passages" not in wanted:
-            result = result.model_copy(update={"hits": [], "snippets": []})
+            result = result.model_copy(
+                update={
+                    "hits": [],
+                    "snippets": [],
+                    "truncated": [
+                        t for t in result.truncated if not t.startswith(("hits", "snippets"))
+                    ],
+                }
+            )
         return result.model_copy(update={"took_ms": (time.perf_counter() - started) * 1000})
 
     def context(
@@ -405,6 +253,7 @@ class RecallOps:
                     f"- [{hit.observed_at:%Y-%m-%d %H:%M}]"
                     + (f" {who}:" if who and hit.kind == "turn" else "")
                     + f" {hit.text}"
+                    + (f" (superseded: {'; '.join(hit.superseded)})" if hit.superseded else "")
                 )
         if rc.truncated:
             lines.append("(more matched: " + "; ".join(rc.truncated) + ")")
@@ -418,7 +267,7 @@ class RecallOps:
         query: str,
         mode: str,
         flt: ObservationFilter,
-        bounds: _Bounds,
+        bounds: Bounds,
         at: datetime | None,
     ) -> RecallResult:
         terms = query_terms(query)
@@ -436,11 +285,18 @@ class RecallOps:
             embedder = embedder.single_threaded()
         qvec = embedder.embed([topic])[0] if embedder is not None else None
         ent_signals: list[tuple[dict[int, float], float]] = []
+        # What makes an entity worth returning: the query names it, matches its text, or
+        # is close to it in meaning (a dense neighbour below ENTITY_SIMILARITY only ranks).
+        entity_sources: set[int] = {e.id for e in named}
         if terms and mode != "dense":
-            ent_signals.append((dict(tx.search_text("fts_entities", _fts(terms), limit=50)), 1.0))
+            matched = dict(tx.search_text("fts_entities", _fts(terms), limit=50))
+            ent_signals.append((matched, 1.0))
+            entity_sources |= matched.keys()
         if qvec is not None and embedder is not None:
-            entities = _VECTORS.get(self._store, tx, "entity", embedder.dimension)
-            ent_signals.append((_top(entities, qvec, 50), W_DENSE))
+            entities = VECTORS.get(self._store, tx, "entity", embedder.dimension)
+            near = top_similar(entities, qvec, 50)
+            ent_signals.append((near, W_DENSE))
+            entity_sources |= {e for e, sim in near.items() if sim >= ENTITY_SIMILARITY}
         ent_scores = _fuse(ent_signals)
         for entity in named:
             ent_scores[entity.id] = max(ent_scores.values(), default=0.0) + EXACT_ENTITY
@@ -489,10 +345,18 @@ class RecallOps:
                 fused[oid] += W_SPEAKER
             fused[oid] += W_SESSION * session_z.get(order[session_id], 0.0)
         ranked = sorted((c for c in candidates if c in allowed), key=lambda c: -fused[c])
+        currency = Currency(tx, at)
+        if asks_about_now(query):
+            about = {e.id for e in named} | set(top_entities)
+            ranked = _prefer_current(tx, ranked, fused, flt, currency, about, bounds.k)
         turns = tx.turns_for_observations(ranked[: bounds.k])
         attributes = self._attribute_hits(tx, terms, at, flt) if mode != "dense" else []
-        _expand_neighbours(tx, ent_scores)
-        return self._assemble(tx, query, mode, ranked, fused, turns, attributes, ent_scores, bounds)
+        _expand_neighbours(tx, ent_scores, entity_sources)
+        relevant = {e: _logistic(v) for e, v in ent_scores.items() if e in entity_sources}
+        scores = {oid: _logistic(fused[oid]) for oid in ranked[: bounds.k]}
+        return assemble(
+            tx, query, mode, ranked, scores, turns, attributes, relevant, bounds, currency
+        )
 
     def _selective(self, tx: ReadTx, terms: list[str]) -> list[str]:
         """In a large memory, leave out query terms that match a large share of it.
@@ -503,7 +367,7 @@ class RecallOps:
         """
         if len(terms) < 2:
             return terms
-        total = _TEXT_ROWS.get(self._store, tx)
+        total = TEXT_ROWS.get(self._store, tx)
         if total < PRUNE_ABOVE_ROWS:
             return terms
         counts = tx.term_frequencies("fts_observations", "content context", terms)
@@ -514,10 +378,10 @@ class RecallOps:
 
     def _dense(self, tx: ReadTx, embedder: Embedder, qvec: Vectors) -> dict[int, float]:
         """Similarity of each observation, plus W_WINDOW x that of its conversational window."""
-        obs = _VECTORS.get(self._store, tx, "observation", embedder.dimension)
+        obs = VECTORS.get(self._store, tx, "observation", embedder.dimension)
         if len(obs.refs) == 0:
             return {}
-        win = _VECTORS.get(self._store, tx, "window", embedder.dimension)
+        win = VECTORS.get(self._store, tx, "window", embedder.dimension)
         if obs.bits is None:  # small: score every row exactly
             rows: npt.NDArray[np.intp] = np.arange(len(obs.refs))
         else:  # large: the rows near the query by either vector, by sign bits
@@ -593,7 +457,7 @@ class RecallOps:
     # -- structural ------------------------------------------------------------------------
 
     def _structural(
-        self, tx: ReadTx, flt: ObservationFilter, bounds: _Bounds, at: datetime | None
+        self, tx: ReadTx, flt: ObservationFilter, bounds: Bounds, at: datetime | None
     ) -> RecallResult:
         ids = tx.filter_observations(flt, limit=bounds.k + 1)
         more = len(ids) > bounds.k
@@ -604,8 +468,12 @@ class RecallOps:
         for oid in ids:
             for entity_id in links.get(oid, []):
                 counts[entity_id] = counts.get(entity_id, 0.0) + 1.0
+        most = max(counts.values(), default=1.0)
+        shares = {e: n / most for e, n in counts.items()}
         scores = {oid: 1.0 / (rank + 1) for rank, oid in enumerate(ids)}
-        result = self._assemble(tx, None, "structural", ids, scores, turns, [], counts, bounds)
+        result = assemble(
+            tx, None, "structural", ids, scores, turns, [], shares, bounds, Currency(tx, at)
+        )
         if more:
             result = result.model_copy(
                 update={
@@ -616,97 +484,6 @@ class RecallOps:
                 }
             )
         return result
-
-    # -- assembly --------------------------------------------------------------------------
-
-    def _assemble(
-        self,
-        tx: ReadTx,
-        query: str | None,
-        mode: str,
-        ranked: Sequence[int],
-        scores: dict[int, float],
-        turns: dict[int, TurnRow],
-        attributes: Sequence[tuple[AttributeRow, float]],
-        ent_scores: dict[int, float],
-        bounds: _Bounds,
-    ) -> RecallResult:
-        cut: list[str] = []
-        observations = {o.id: o for o in tx.get_observations(list(ranked[: bounds.k]))}
-        hits: list[Hit] = []
-        for oid in ranked[: bounds.k]:
-            obs = observations.get(oid)
-            if obs is not None:
-                hits.append(_hit(obs, turns.get(oid), scores[oid]))
-        if len(ranked) > bounds.k:
-            cut.append(f"hits: {len(ranked)} candidates, {bounds.k} returned (k)")
-        hits = hits[: bounds.k]
-        # Attribute facts the query matched follow the passages (they never displace one),
-        # each citing the turn or observation it came from.
-        shown = {h.source.slug for h in hits}
-        facts = [(row, score) for row, score in attributes if row.source_slug not in shown]
-        for row, score in facts[:ATTRIBUTE_HITS]:
-            hits.append(
-                Hit(
-                    id=row.id,
-                    kind="attribute",
-                    text=f"{row.entity_name} {row.key.replace('_', ' ')}: {row.value}",
-                    score=round(score, 6),
-                    observed_at=row.valid_from,
-                    source=Source(slug=row.source_slug or "", turn_id=row.source_turn),
-                )
-            )
-        # Entities: those the query ranked, else those the top passages mention.
-        if not ent_scores:
-            links = tx.links_for_observations(list(ranked[: bounds.k]))
-            for oid in ranked[: bounds.k]:
-                for entity_id in links.get(oid, []):
-                    ent_scores[entity_id] = ent_scores.get(entity_id, 0.0) + scores[oid]
-        ordered = sorted(ent_scores, key=lambda e: -ent_scores[e])
-        if len(ordered) > bounds.entities:
-            cut.append(
-                f"entities: {len(ordered)} matched, {bounds.entities} returned (max_entities)"
-            )
-        rows = tx.get_entities(ordered[: bounds.entities])
-        entities = [
-            RecalledEntity(
-                name=rows[e].name,
-                type=rows[e].type,
-                description=rows[e].description,
-                degree=rows[e].degree,
-                score=round(ent_scores[e], 6),
-            )
-            for e in ordered[: bounds.entities]
-            if e in rows
-        ]
-        rels = tx.relationships_among(list(rows), limit=bounds.relationships + 1)
-        if len(rels) > bounds.relationships:
-            cut.append(
-                f"relationships: more than {bounds.relationships} among the returned "
-                "entities (max_relationships)"
-            )
-        snippets: list[Snippet] = []
-        by_slug = {o.slug: o for o in observations.values()}
-        seen: set[str] = set()
-        for hit in hits:
-            if hit.kind == "attribute" or hit.source.slug in seen:
-                continue
-            seen.add(hit.source.slug)
-            if len(snippets) == bounds.snippets:
-                cut.append(
-                    f"snippets: more than {bounds.snippets} source observations (max_snippets)"
-                )
-                break
-            snippets.append(_snippet(by_slug[hit.source.slug], hit))
-        return RecallResult(
-            query=query,
-            mode=mode,
-            entities=entities,
-            relationships=[graph.to_relationship(r) for r in rels[: bounds.relationships]],
-            snippets=snippets,
-            hits=hits,
-            truncated=cut,
-        )
 
 
 _TAG_LIMITS = Limits()
@@ -730,6 +507,47 @@ def _entity_lift(
         for oid in obs_ids:
             lifted[oid] = lifted.get(oid, 0.0) + weight
     return lifted
+
+
+def _prefer_current(
+    tx: ReadTx,
+    ranked: list[int],
+    fused: dict[int, float],
+    flt: ObservationFilter,
+    currency: Currency,
+    about: set[int],
+    k: int,
+) -> list[int]:
+    """For a question about the present: a passage that set a value of an entity the query is
+    about, since replaced, drops by W_SUPERSEDED, and the passage that set the value current
+    at ``at`` (now by default) is put just above where the old one stood."""
+    head = ranked[: max(2 * k, 20)]
+    replaced = currency.replaced(head)
+    lifted: dict[int, float] = {}
+    for oid in head:
+        facts = [f for f in replaced.get(oid, ()) if f.entity_id in about]
+        if not facts:
+            continue
+        stood = fused[oid]
+        fused[oid] = stood - W_SUPERSEDED
+        for fact in facts:
+            if fact.successor is not None and fact.successor != oid:
+                lifted[fact.successor] = max(lifted.get(fact.successor, stood), stood + MARGIN)
+    if not replaced:
+        return ranked
+    known = set(ranked)
+    outside = [oid for oid in lifted if oid not in known]
+    if outside and flt != ObservationFilter():
+        passing = set(tx.filter_observations(_replace(flt, ids=tuple(outside)), limit=len(outside)))
+        lifted = {oid: v for oid, v in lifted.items() if oid in known or oid in passing}
+    for oid, score in lifted.items():
+        fused[oid] = max(fused.get(oid, score), score)
+    return sorted(known | lifted.keys(), key=lambda c: -fused[c])
+
+
+def _logistic(value: float) -> float:
+    """A fused score (a sum of weighted z-scores, 0 for an average candidate) on 0..1."""
+    return 1.0 / (1.0 + math.exp(-value / SCORE_SPREAD))
 
 
 def _without_people(
@@ -757,58 +575,19 @@ def _speaker_key(speaker: str) -> str:
     return name_key(speaker)
 
 
-def _expand_neighbours(tx: ReadTx, scores: dict[int, float]) -> None:
-    """Entity-primary: the best entities bring the entities they are related to (scored
-    below them), so recalling a person surfaces their organizations and projects."""
+def _expand_neighbours(tx: ReadTx, scores: dict[int, float], relevant: set[int]) -> None:
+    """Entity-primary: the best relevant entities bring the entities they are related to
+    (scored below them, and relevant through them), so recalling a person surfaces their
+    organizations and projects."""
     if not scores:
         return
     floor = min(scores.values())
-    for entity_id in sorted(scores, key=lambda e: -scores[e])[:NEIGHBOUR_SEEDS]:
+    seeds = [e for e in sorted(scores, key=lambda e: -scores[e]) if e in relevant]
+    for entity_id in seeds[:NEIGHBOUR_SEEDS]:
         rels, _ = tx.entity_relationships(entity_id, limit=NEIGHBOURS)
         for rel in rels:
             other = rel.target_id if rel.source_id == entity_id else rel.source_id
             decayed = floor + NEIGHBOUR_DECAY * (scores[entity_id] - floor)
             if decayed > scores.get(other, float("-inf")):
                 scores[other] = decayed
-
-
-def _source(obs: ObservationRow, turn: TurnRow | None) -> Source:
-    if turn is None:
-        return Source(slug=obs.slug)
-    return Source(
-        slug=obs.slug,
-        turn_id=turn.id,
-        session_id=turn.session_id,
-        seq=turn.seq,
-        role=turn.role,
-        speaker=turn.speaker,
-    )
-
-
-def _hit(obs: ObservationRow, turn: TurnRow | None, score: float) -> Hit:
-    text = obs.content
-    if len(text) > SNIPPET_CHARS:
-        text = text[: SNIPPET_CHARS - 1].rstrip() + "\u2026"
-    return Hit(
-        id=turn.id if turn else f"observation:{obs.slug}",
-        kind="turn" if turn else "observation",
-        text=text,
-        score=round(score, 6),
-        observed_at=obs.observed_at,
-        source=_source(obs, turn),
-    )
-
-
-def _snippet(obs: ObservationRow, hit: Hit) -> Snippet:
-    truncated = len(obs.content) > SNIPPET_CHARS
-    text = obs.content if not truncated else obs.content[: SNIPPET_CHARS - 1].rstrip() + "\u2026"
-    return Snippet(
-        slug=obs.slug,
-        title=obs.title,
-        text=text,
-        truncated=truncated,
-        observed_at=obs.observed_at,
-        category=obs.category,
-        source=hit.source,
-        score=hit.score,
-    )
+            relevant.add(other)

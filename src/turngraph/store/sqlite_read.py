@@ -223,6 +223,30 @@ class SQLiteReadTx(TurnReads, SearchReads):
             retrieval_queries=tuple(tuple(json.loads(r[0])) for r in queries),
         )
 
+    def described_entities(self) -> set[int]:
+        """Entities that some live observation describes in words (not a generated text)."""
+        return set(
+            self._col(
+                "SELECT DISTINCT l.entity_id FROM observation_entities l "
+                "JOIN entities e ON e.id = l.entity_id "
+                "WHERE e.memory_id=? AND l.explicit=1 AND l.description IS NOT NULL",
+                (self.memory_id,),
+            )
+        )
+
+    def entity_speakers(self, ids: Sequence[int]) -> dict[int, set[str]]:
+        """Who said the turns that name each entity (speaker, else role)."""
+        out: dict[int, set[str]] = {}
+        for batch in _chunks(ids):
+            for entity_id, who in self._all(
+                "SELECT DISTINCT l.entity_id, coalesce(t.speaker, t.role) "
+                "FROM observation_entities l JOIN turns t ON t.observation_id = l.observation_id "
+                f"WHERE l.explicit=1 AND l.entity_id IN ({_placeholders(len(batch))})",
+                batch,
+            ):
+                out.setdefault(entity_id, set()).add(str(who))
+        return out
+
     def entity_observation_slugs(self, entity_id: int, *, limit: int) -> tuple[list[str], int]:
         total = self._one(
             "SELECT count(*) FROM observation_entities WHERE entity_id=?", (entity_id,)

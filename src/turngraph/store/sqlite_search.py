@@ -206,6 +206,19 @@ class SearchReads:
                 out[r[0]] = _attr(r[1:])
         return out
 
+    def attributes_for_observations(self, ids: Sequence[int]) -> list[AttributeRow]:
+        """Every attribute version the observations set, current or not."""
+        out: list[AttributeRow] = []
+        for batch in _chunks(ids):
+            out += [
+                _attr(r)
+                for r in self._all(
+                    f"{_ATTR_SELECT} WHERE a.observation_id IN ({_placeholders(len(batch))})",
+                    batch,
+                )
+            ]
+        return out
+
     def filter_observations(self, query: ObservationFilter, *, limit: int) -> list[int]:
         sql = "SELECT o.id FROM observations o"
         where = ["o.memory_id = ?"]

@@ -87,6 +87,15 @@ class TurnReads:
         )
         return [_attr(r) for r in rows]
 
+    def current_attributes_of(self, entity_id: int) -> list[AttributeRow]:
+        """Every current attribute value of an entity, by key, oldest first within a key."""
+        rows = self._all(
+            f"{_ATTR_SELECT} WHERE a.entity_id=? AND a.valid_until IS NULL "
+            "ORDER BY a.key, a.valid_from, a.created_at",
+            (entity_id,),
+        )
+        return [_attr(r) for r in rows]
+
     def attribute_chains(self, observation_id: int) -> list[tuple[int, str]]:
         return [
             (r[0], r[1])

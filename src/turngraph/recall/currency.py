@@ -1,0 +1,129 @@
+"""Which recalled passages state facts that are no longer current, and which turns set the
+values that replaced them.
+
+An attribute version is current at a time ``t`` when it had not been replaced or ended by
+then (``valid_until`` unset, or later than ``t``); without ``as_of``, ``t`` is now. A passage
+that set a version no longer current carries a note saying so ("Maya location: Manchester,
+now Bristol"). For a question about the present, such a passage gives way: the passage that
+set the value current at ``t`` is ranked just above it (joining the ranking if it was not
+there) and the old one drops by :data:`W_SUPERSEDED`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from turngraph.store.base import AttributeRow, ReadTx
+
+W_SUPERSEDED = 1.0  # fused-score units a passage loses per question about the present
+MARGIN = 0.05  # how far above the old passage the one that replaced it is put
+# Words that make a question about the past ("Where did Maya live before?"), where an old
+# value is the answer and keeps its rank.
+PAST_WORDS = frozenset(
+    {
+        "ago",
+        "before",
+        "did",
+        "earlier",
+        "ex",
+        "first",
+        "former",
+        "formerly",
+        "had",
+        "history",
+        "originally",
+        "past",
+        "previous",
+        "previously",
+        "then",
+        "used",
+        "was",
+        "were",
+    }
+)
+_WORD = re.compile(r"[a-z]+")
+
+
+def asks_about_now(query: str) -> bool:
+    """Whether a question asks what holds now (no word of :data:`PAST_WORDS`)."""
+    return not any(word in PAST_WORDS for word in _WORD.findall(query.lower()))
+
+
+@dataclass(frozen=True, slots=True)
+class Replaced:
+    """A fact a passage set that was no longer current at the time asked about."""
+
+    observation_id: int  # the passage that set the old value
+    entity_id: int
+    note: str  # "Maya location: Manchester, now Bristol"
+    successor: int | None  # the observation that set the value current then, if any
+
+
+def _current_at(row: AttributeRow, at: datetime | None) -> bool:
+    if row.valid_until is None:
+        return True
+    return at is not None and row.valid_until > at
+
+
+class Currency:
+    """What recall learned of its candidates' facts, read once per recall: the facts each
+    observation set that were replaced or ended by ``at`` (default: now)."""
+
+    def __init__(self, tx: ReadTx, at: datetime | None) -> None:
+        self._tx = tx
+        self._at = at
+        self._checked: set[int] = set()
+        self._facts: dict[int, list[Replaced]] = {}
+        self._chains: dict[tuple[int, str], list[AttributeRow]] = {}
+
+    def replaced(self, ids: Sequence[int]) -> dict[int, list[Replaced]]:
+        """The replaced facts of each of ``ids`` that has any (read only for new ids)."""
+        missing = [oid for oid in ids if oid not in self._checked]
+        if missing:
+            self._facts.update(replaced_facts(self._tx, missing, self._at, self._chains))
+            self._checked.update(missing)
+        return {oid: self._facts[oid] for oid in ids if oid in self._facts}
+
+
+def replaced_facts(
+    tx: ReadTx,
+    ids: Sequence[int],
+    at: datetime | None,
+    chains: dict[tuple[int, str], list[AttributeRow]] | None = None,
+) -> dict[int, list[Replaced]]:
+    """The facts each of ``ids`` set that were replaced or ended by ``at`` (default: now),
+    by observation; observations whose facts all still held are absent."""
+    out: dict[int, list[Replaced]] = {}
+    chains = {} if chains is None else chains
+    for row in tx.attributes_for_observations(ids):
+        if _current_at(row, at):
+            continue
+        successor: AttributeRow | None = None
+        if row.superseded_by is not None:  # a single-valued key: find the value current then
+            chain = chains.get((row.entity_id, row.key))
+            if chain is None:
+                chain = chains[(row.entity_id, row.key)] = tx.attribute_history(
+                    row.entity_id, row.key
+                )
+            successor = next(
+                (
+                    v
+                    for v in reversed(chain)
+                    if _current_at(v, at) and (at is None or v.valid_from <= at)
+                ),
+                None,
+            )
+        key = row.key.replace("_", " ")
+        tail = f", now {successor.value}" if successor is not None else " (no longer)"
+        out.setdefault(row.observation_id, []).append(
+            Replaced(
+                observation_id=row.observation_id,
+                entity_id=row.entity_id,
+                note=f"{row.entity_name} {key}: {row.value}{tail}",
+                successor=None if successor is None else successor.observation_id,
+            )
+        )
+    return out

@@ -1,0 +1,182 @@
+"""A memory's vectors in numpy, cached: one matrix per kind, patched as the memory's index
+moves, searched exactly when small and from packed sign bits when large."""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from turngraph.recall.embed import Vectors
+from turngraph.store.base import ReadTx, Store
+
+BINARY_ABOVE = 20_000  # vectors of one kind past which search starts from sign bits
+BINARY_CANDIDATES = 4_000  # rows scored exactly after the sign-bit prefilter
+
+
+@dataclass(frozen=True, slots=True)
+class Matrix:
+    """One kind of vectors of a memory: row refs, the float32 matrix and, for large ones,
+    the sign bits of every vector packed 64 to a word (for the Hamming prefilter)."""
+
+    refs: npt.NDArray[np.int64]
+    vectors: Vectors
+    bits: npt.NDArray[np.uint64] | None
+
+    def similar(self, query: Vectors, n: int) -> tuple[npt.NDArray[np.intp], Vectors]:
+        """Row positions and cosine similarities of (about) the ``n`` rows most similar to
+        ``query``, unordered. Large matrices are searched by Hamming distance of the sign
+        bits first and only the best BINARY_CANDIDATES rows are scored exactly, without
+        BLAS threads (whose spinning would slow the query embedding that follows)."""
+        rows = len(self.refs)
+        if rows == 0:
+            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float32)
+        if self.bits is None:
+            sims: Vectors = np.einsum("ij,j->i", self.vectors, query)
+            idx = np.arange(rows) if n >= rows else np.argpartition(-sims, n - 1)[:n]
+            return idx, sims[idx]
+        candidates = self.nearest_bits(query, BINARY_CANDIDATES)
+        exact: Vectors = np.einsum("ij,j->i", self.vectors[candidates], query)
+        keep = np.argpartition(-exact, n - 1)[:n] if n < len(candidates) else slice(None)
+        return candidates[keep], exact[keep]
+
+    def nearest_bits(self, query: Vectors, n: int) -> npt.NDArray[np.intp]:
+        assert self.bits is not None
+        qbits = np.packbits(query > 0).view(np.uint64)
+        distance = np.bitwise_count(self.bits ^ qbits).sum(axis=1, dtype=np.uint16)
+        n = min(n, len(distance))
+        return np.argpartition(distance, n - 1)[:n]
+
+
+@dataclass
+class _Buffer:
+    """A growable matrix of one kind of vectors: rows [:n] are live, sorted by ref."""
+
+    version: int
+    n: int
+    refs: npt.NDArray[np.int64]
+    vectors: Vectors
+    bits: npt.NDArray[np.uint64] | None
+
+    def view(self) -> Matrix:
+        bits = None if self.bits is None else self.bits[: self.n]
+        return Matrix(self.refs[: self.n], self.vectors[: self.n], bits)
+
+
+def _packed(matrix: Vectors) -> npt.NDArray[np.uint64]:
+    out: npt.NDArray[np.uint64] = np.packbits(matrix > 0, axis=1).view(np.uint64)
+    return out
+
+
+class VectorCache:
+    """A memory's vectors as one matrix per kind. When the memory's index version moves, only
+    the vectors written since are read and patched in (appended, or replaced in place); a
+    deletion, or a new ref below the largest, reloads the kind whole."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        # By store object, held weakly: a closed store's entries go with it, so a new store
+        # (which may reuse its id() and its memory ids) never reads them.
+        self._data: weakref.WeakKeyDictionary[Store, dict[tuple[int, str], _Buffer]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def get(self, store: Store, tx: ReadTx, kind: str, dim: int) -> Matrix:
+        version = tx.index_version()
+        key = (tx.memory_id, kind)
+        with self._lock:
+            data = self._data.setdefault(store, {})
+            found = data.get(key)
+            if found is not None and found.version == version:
+                return found.view()
+            if found is None or not self._patch(found, tx, kind, dim, version):
+                found = data[key] = self._load(tx, kind, dim, version)
+            return found.view()
+
+    @staticmethod
+    def _load(tx: ReadTx, kind: str, dim: int, version: int) -> _Buffer:
+        rows = tx.load_vectors(kind)
+        n = len(rows)
+        cap = max(256, n + n // 4)
+        refs = np.zeros(cap, dtype=np.int64)
+        vectors = np.zeros((cap, dim), dtype=np.float32)
+        if rows:
+            refs[:n] = [r for r, _ in rows]
+            vectors[:n] = np.frombuffer(b"".join(d for _, d in rows), dtype=np.float32).reshape(
+                n, dim
+            )
+        bits = None
+        if n > BINARY_ABOVE and dim % 64 == 0:
+            bits = np.zeros((cap, dim // 64), dtype=np.uint64)
+            bits[:n] = _packed(vectors[:n])
+        return _Buffer(version, n, refs, vectors, bits)
+
+    @staticmethod
+    def _patch(buf: _Buffer, tx: ReadTx, kind: str, dim: int, version: int) -> bool:
+        rows = tx.load_vectors(kind, since=buf.version)
+        new_refs = np.array([r for r, _ in rows], dtype=np.int64)
+        data = (
+            np.frombuffer(b"".join(d for _, d in rows), dtype=np.float32).reshape(len(rows), dim)
+            if rows
+            else np.zeros((0, dim), dtype=np.float32)
+        )
+        live = buf.refs[: buf.n]
+        pos = np.searchsorted(live, new_refs)
+        pos[pos >= buf.n] = 0
+        known = (live[pos] == new_refs) if buf.n else np.zeros(len(new_refs), dtype=bool)
+        added = new_refs[~known]
+        if tx.vector_count(kind) != buf.n + len(added):
+            return False  # something was deleted
+        if len(added) and buf.n and added.min() <= live[-1]:
+            return False  # keeping refs sorted would need a reshuffle
+        if buf.bits is None and buf.n + len(added) > BINARY_ABOVE and dim % 64 == 0:
+            return False  # crossing the size where sign bits start
+        if buf.n + len(added) > len(buf.refs):
+            grow = max(len(buf.refs) * 2, buf.n + len(added))
+            buf.refs = np.resize(buf.refs, grow)
+            buf.vectors = np.resize(buf.vectors, (grow, dim))
+            if buf.bits is not None:
+                buf.bits = np.resize(buf.bits, (grow, dim // 64))
+        if known.any():
+            buf.vectors[pos[known]] = data[known]
+            if buf.bits is not None:
+                buf.bits[pos[known]] = _packed(data[known])
+        end = buf.n + len(added)
+        buf.refs[buf.n : end] = added
+        buf.vectors[buf.n : end] = data[~known]
+        if buf.bits is not None:
+            buf.bits[buf.n : end] = _packed(data[~known])
+        buf.n = end
+        buf.version = version
+        return True
+
+
+VECTORS = VectorCache()
+
+
+class RowCount:
+    """A memory's number of searchable observations, cached until its index moves."""
+
+    def __init__(self) -> None:
+        self._data: weakref.WeakKeyDictionary[Store, dict[int, tuple[int, int]]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def get(self, store: Store, tx: ReadTx) -> int:
+        version = tx.index_version()
+        data = self._data.setdefault(store, {})
+        found = data.get(tx.memory_id)
+        if found is None or found[0] != version:
+            found = data[tx.memory_id] = (version, tx.text_rows("fts_observations"))
+        return found[1]
+
+
+TEXT_ROWS = RowCount()
+
+
+def top_similar(m: Matrix, query: Vectors, n: int) -> dict[int, float]:
+    idx, sims = m.similar(query, n)
+    return {int(m.refs[i]): float(v) for i, v in zip(idx, sims, strict=True)}
