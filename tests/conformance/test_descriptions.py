@@ -99,7 +99,7 @@ def test_descriptions_generated_before_the_upgrade_stop_counting_as_written(
             "UPDATE observation_entities SET description = 'Ines (person): Dana sibling of them' "
             "WHERE entity_id = (SELECT id FROM entities WHERE name = 'Ines')"
         )
-        conn.execute("DELETE FROM _migrations WHERE name LIKE '0007%'")
+        conn.execute("DELETE FROM _migrations WHERE name = '0010_generated_descriptions'")
     reopened = turngraph.open(path)
     try:
         mem = reopened.memory("old")
