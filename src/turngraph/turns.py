@@ -161,18 +161,16 @@ class TurnOps(SessionOps):
                 f"{a.entity} {a.key} {a.value}" for a in raw_triples.attributes
             ) or "; ".join(f"{r.subject} {r.label} {r.object}" for r in raw_triples.relations)
         key = self._turn_key(idempotency_key)
-        fp = fingerprint(
-            "remember",
-            {
-                "message": message,
-                "mode": mode,
-                "category": category,
-                "labels": tags,
-                "session": session_id,
-                "triples": raw_triples,
-                "links": raw_links,
-            },
-        )
+        request = {
+            "message": message,
+            "mode": mode,
+            "category": category,
+            "labels": tags,
+            "session": session_id,
+            "triples": raw_triples,
+            "links": raw_links,
+        }
+        fp = fingerprint("remember", request) if key else ""  # only a keyed retry compares
         stored = self._stored(key, "remember", fp)
         if stored is None:
             speaker_name = self._speaker(session_id, message)
@@ -255,16 +253,14 @@ class TurnOps(SessionOps):
             )
         tags = _labels(labels)
         key = self._turn_key(idempotency_key)
-        fp = fingerprint(
-            "remember_many",
-            {
-                "messages": parsed,
-                "mode": mode,
-                "extract": extract,
-                "labels": tags,
-                "session": session_id,
-            },
-        )
+        request = {
+            "messages": parsed,
+            "mode": mode,
+            "extract": extract,
+            "labels": tags,
+            "session": session_id,
+        }
+        fp = fingerprint("remember_many", request) if key else ""  # only a keyed retry compares
         stored = self._stored(key, "remember_many", fp)
         if stored is None:
             prepared = []
