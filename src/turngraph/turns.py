@@ -33,7 +33,7 @@ from turngraph.models import (
 )
 from turngraph.reconcile import TurnWrite, apply_extraction
 from turngraph.sessions import SessionOps, check_role, session_row
-from turngraph.store.base import ObservationRow, ReadTx, Store, WriteTx
+from turngraph.store.base import ObservationRow, ReadTx, Store, TurnRow, WriteTx
 from turngraph.validate import (
     check_content,
     check_speaker,
@@ -174,7 +174,8 @@ class TurnOps(SessionOps):
         stored = self._stored(key, "remember", fp)
         if stored is None:
             speaker_name = self._speaker(session_id, message)
-            history = self._history(session_id) if mode in ("full", "preview") else []
+            recent = self._recent(session_id)
+            history = _said(recent) if mode in ("full", "preview") else []
             raw, failure = self._extract(mode, message, speaker_name, raw_triples, history)
             if failure is None:
                 raw = merge(raw, raw_links)
@@ -188,6 +189,7 @@ class TurnOps(SessionOps):
                     key=key,
                     fp=fp,
                     operation="remember",
+                    recent=recent,
                 )
             except _Replayed as replay:
                 stored = replay.stored
@@ -264,7 +266,8 @@ class TurnOps(SessionOps):
         stored = self._stored(key, "remember_many", fp)
         if stored is None:
             prepared = []
-            history = self._history(session_id) if mode in ("full", "preview") else []
+            recent = self._recent(session_id)
+            history = _said(recent) if mode in ("full", "preview") else []
             for message in parsed:
                 speaker = self._speaker(session_id, message)
                 raw, failure = self._extract(mode, message, speaker, None, history)
@@ -281,6 +284,7 @@ class TurnOps(SessionOps):
                     fp=fp,
                     operation="remember_many",
                     batch=extract,
+                    recent=recent,
                 )
             except _Replayed as replay:
                 stored = replay.stored
@@ -311,7 +315,10 @@ class TurnOps(SessionOps):
         fp: str,
         operation: str,
         batch: str | None = None,
+        recent: Sequence[TurnRow] = (),
     ) -> tuple[str, list[str], list[Extraction]]:
+        """Write ``prepared`` turns in one transaction. ``recent`` are the session's last turns
+        as read before it (they spare a read for the first turn's window when still last)."""
         now = datetime.now(UTC)
         outcome: tuple[str, list[str], list[Extraction]] | None = None
         try:
@@ -336,7 +343,9 @@ class TurnOps(SessionOps):
                         category=category,
                         labels=labels,
                         now=now,
+                        recent=recent,
                     )
+                    recent = ()  # later turns of a batch follow ones written here
                     turn_ids.append(turn_id)
                     extractions.append(extraction)
                 outcome = (session_id, turn_ids, extractions)
@@ -382,6 +391,7 @@ class TurnOps(SessionOps):
         category: str | None,
         labels: list[str],
         now: datetime,
+        recent: Sequence[TurnRow] = (),
     ) -> tuple[str, Extraction]:
         seq = tx.next_turn_seq(session_id)
         turn_id = new_id("turn")
@@ -417,7 +427,7 @@ class TurnOps(SessionOps):
             labels=labels,
             now=now,
         )
-        self._index_window(tx, session_id, seq, obs_id, message["content"])
+        self._index_window(tx, session_id, seq, obs_id, message["content"], recent)
         if raw is None:
             return turn_id, Extraction(turn_id=turn_id)
         at = TurnWrite(
@@ -433,11 +443,22 @@ class TurnOps(SessionOps):
     # -- helpers -----------------------------------------------------------------------------
 
     def _index_window(
-        self, tx: WriteTx, session_id: str, seq: int, observation_id: int, content: str
+        self,
+        tx: WriteTx,
+        session_id: str,
+        seq: int,
+        observation_id: int,
+        content: str,
+        recent: Sequence[TurnRow] = (),
     ) -> None:
-        """Index each turn with its neighbours: short replies carry their topic there."""
-        before = tx.list_turns(session_id, after_seq=max(seq - 3, 0), offset=0, limit=2)
-        before = [t for t in before if t.seq < seq]
+        """Index each turn with its neighbours: short replies carry their topic there.
+        ``recent`` (the session's last turns, read before the write) serve when nothing was
+        written after them; otherwise the neighbours are read here."""
+        if recent and recent[-1].seq == seq - 1:
+            before = [t for t in recent if t.seq >= seq - 2]
+        else:
+            before = tx.list_turns(session_id, after_seq=max(seq - 3, 0), offset=0, limit=2)
+            before = [t for t in before if t.seq < seq]
         if before:
             prev = before[-1]
             earlier = [t.content for t in before[:-1]]
@@ -516,18 +537,12 @@ class TurnOps(SessionOps):
                 return str(meta["user"])
         return "user" if message["role"] in ("user", "system", "tool") else "assistant"
 
-    def _history(self, session_id: str | None) -> list[tuple[str, str]]:
-        """The session's last few turns as (speaker, text), oldest first: one indexed read."""
+    def _recent(self, session_id: str | None) -> list[TurnRow]:
+        """The session's last few turns, oldest first: one indexed read."""
         if session_id is None:
             return []
         with self._store.read(self._id) as tx:
-            row = tx.get_session(session_id)
-            if row is None:
-                return []
-            turns = tx.list_turns(
-                session_id, after_seq=max(row.turn_count - HISTORY_TURNS, 0), offset=0, limit=50
-            )
-        return [(t.speaker or t.role, t.content) for t in turns[-HISTORY_TURNS:]]
+            return tx.last_turns(session_id, count=HISTORY_TURNS)
 
     def _extract(
         self,
@@ -573,3 +588,8 @@ class TurnOps(SessionOps):
         if key is None:
             return None
         return required_text(key, field="idempotency_key", limit=self._limits.idempotency_key_chars)
+
+
+def _said(turns: Sequence[TurnRow]) -> list[tuple[str, str]]:
+    """Turns as the extractor's history reads them: (speaker, text), oldest first."""
+    return [(t.speaker or t.role, t.content) for t in turns]

@@ -60,6 +60,14 @@ class TurnReads:
         )
         return [_turn(r) for r in rows]
 
+    def last_turns(self, session_id: str, *, count: int) -> list[TurnRow]:
+        """A session's last ``count`` turns, oldest first (none for an unknown session)."""
+        rows = self._all(
+            f"{_TURN_SELECT} WHERE t.memory_id=? AND t.session_id=? ORDER BY t.seq DESC LIMIT ?",
+            (self.memory_id, session_id, count),
+        )
+        return [_turn(r) for r in reversed(rows)]
+
     def get_turn_by_observation(self, observation_id: int) -> TurnRow | None:
         r = self._one(f"{_TURN_SELECT} WHERE t.observation_id=?", (observation_id,))
         return None if r is None else _turn(r)
