@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import turngraph
+from turngraph.errors import TurngraphError
+from turngraph.recall.index import wait_for_index
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
@@ -106,6 +108,10 @@ def run(paths: Sequence[Path], ks: Sequence[int], *, log: Callable[[str], None])
                     dia_of[turn_id] = turn["dia_id"]
                     texts.append(f"{turn['speaker']}: {_turn_text(turn)}")
                     dias.append(turn["dia_id"])
+            # A write embeds one batch itself and leaves the rest to the background indexer:
+            # recall is measured once every turn has its vectors.
+            if not wait_for_index(db.store, timeout=1800):
+                raise TurngraphError(f"{path.name}: the index did not catch up in 30 minutes")
             log(f"{path.name}: ingested {len(dias)} turns in {time.perf_counter() - started:.1f}s")
             retriever = bm25s.BM25()
             retriever.index(
