@@ -67,6 +67,13 @@ _BRINGS_ME_JOY = re.compile(
     r"(?:joy|peace|happiness|comfort|calm)\b",
     re.I,
 )
+# "Pottery's so relaxing", "Running is really rewarding": what the speaker enjoys doing.
+_IS_SO_GOOD = re.compile(
+    _SUBJECT + r"(?:'s| is| are| has been) (?:so |really |super |very |always |just |such )*"
+    r"(?:relaxing|calming|therapeutic|rewarding|fulfilling|soothing|peaceful|satisfying|"
+    r"inspiring|energizing|uplifting|freeing)\b",
+    re.I,
+)
 # "Family time matters to me", "my health is so important to me": what the speaker values.
 _MATTERS_TO_ME = re.compile(
     _SUBJECT + r" (?:really |truly |just )?(?:matters?|means? (?:so much|everything|the world)|"
@@ -169,15 +176,24 @@ _STATUS_OF_KIN = {
 def _names_a_thing(phrase: str) -> bool:
     """Whether a sentence's subject names something of its own ("dancing", "family time"),
     not a pronoun or the listener's ("it", "your support")."""
-    first = _subject(phrase).split()[0]
-    return first not in v.PRONOUN_OBJECTS | v.SUBJECT_PRONOUNS and first not in ("your", "the")
+    words = _subject(phrase).split()
+    if words[-1] in v.PRONOUN_OBJECTS:
+        return False  # "making it": what "it" is was said elsewhere
+    return words[0] not in v.PRONOUN_OBJECTS | v.SUBJECT_PRONOUNS and words[0] not in (
+        "your",
+        "the",
+    )
+
+
+_PART_BREAK = re.compile(r",\s*")
+_OPENERS = frozenset("my and but so plus also honestly yeah yes oh well ok okay tbh".split())
 
 
 def _subject(phrase: str) -> str:
     """ "Turtles really" -> "turtles", "my family" -> "family": the subject without the adverbs
     before its verb or the speaker's possessive."""
     words = phrase.lower().split()
-    while len(words) > 1 and words[0] in ("my", "and", "but", "so", "plus", "also", "honestly"):
+    while len(words) > 1 and words[0] in _OPENERS:
         words = words[1:]
     while len(words) > 1 and words[-1] in v.ADVERBS:
         words.pop()
@@ -315,16 +331,20 @@ class PatternRules(TurnState):
                         f"{self.speaker} appreciates {' '.join(what)}",
                     )
                 )
-        m = (
-            _GERUND_PRAISE.match(sentence)
-            or _THING_PRAISE.match(sentence)
-            or _BRINGS_ME_JOY.match(sentence)
-        )
-        if m and _names_a_thing(m.group(1)):
-            self.out.attribute(self._speaker(), "likes", _subject(m.group(1)))
-        m = _MATTERS_TO_ME.match(sentence)
-        if m and _names_a_thing(m.group(1)):
-            self.out.attribute(self._speaker(), "values", _subject(m.group(1)))
+        # Each comma-separated part may praise something of its own: "pottery's so relaxing,
+        # and running is really rewarding".
+        for part in _PART_BREAK.split(sentence)[:4]:
+            m = (
+                _GERUND_PRAISE.match(part)
+                or _THING_PRAISE.match(part)
+                or _BRINGS_ME_JOY.match(part)
+                or _IS_SO_GOOD.match(part)
+            )
+            if m and _names_a_thing(m.group(1)):
+                self.out.attribute(self._speaker(), "likes", _subject(m.group(1)))
+            m = _MATTERS_TO_ME.match(part)
+            if m and _names_a_thing(m.group(1)):
+                self.out.attribute(self._speaker(), "values", _subject(m.group(1)))
         m = _IT_IS_GREAT.match(sentence)
         if m:
             doing = gerund(lemma(m.group(1).lower())) if m.group(1) else m.group(2).lower()
