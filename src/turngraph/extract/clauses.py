@@ -217,10 +217,15 @@ def split_clauses(words: list[str]) -> list[tuple[str, list[str]]]:
                 parts.append((lead, current))
                 lead, current = low, []
                 continue
-        if low in ("i", "we") and len(current) >= 2 and current[-1].lower() in ("much", "how"):
-            # "reminds me how much I love performing": the clause after "how (much)".
+        if (
+            low in ("i", "we")
+            and len(current) >= 2
+            and current[-1].lower() in ("much", "how", "why")
+        ):
+            # "reminds me how much I love performing", "that's why I love volunteering": the
+            # clause after "how (much)" or "why" says something of its own.
             parts.append((lead, current))
-            lead, current = "how", []
+            lead, current = current[-1].lower() if current[-1].lower() == "why" else "how", []
         if (
             low in ("i", "we")
             and current
