@@ -105,7 +105,7 @@ def _small_talk(action: RawAction) -> bool:
     if action.verb == "go" and head[:1] and head[0] in _DOING:
         return True  # "off to go do some research": the errand is the clause after it
     if action.verb in _GENERAL_VERBS:
-        return _noun(head) in _ABSTRACT | _FEELINGS or head == ["look"]  # "take a look"
+        return _noun(head) in _VAGUE_HEADS or head == ["look"]  # "take a look"
     plain = len(head) == len((action.object or "").split())  # nothing after the noun
     return plain and action.verb in ("share", "follow") and _noun(head) in _FEELINGS
 
@@ -113,7 +113,7 @@ def _small_talk(action: RawAction) -> bool:
 def _idle_attribute(attribute: RawAttribute) -> bool:
     """ "likes energy", "likes work": a liking too vague to keep."""
     words = attribute.value.lower().split()
-    return attribute.key == "likes" and len(words) == 1 and words[0] in _ABSTRACT | _FEELINGS
+    return attribute.key == "likes" and len(words) == 1 and words[0] in _VAGUE_HEADS
 
 
 def _noun(head: list[str]) -> str:
@@ -158,6 +158,7 @@ _ABSTRACT = frozenset(
 )
 _DOING = frozenset("do get see make have take grab check".split())
 _FEELINGS = frozenset("passion passions love joy happiness".split())
+_VAGUE_HEADS = _ABSTRACT | _FEELINGS
 
 
 _SMALL_TALK_UNLESS_DATED = frozenset({"see", "do", "try"})
