@@ -225,7 +225,7 @@ def split_clauses(words: list[str]) -> list[tuple[str, list[str]]]:
             # "reminds me how much I love performing", "that's why I love volunteering": the
             # clause after "how (much)" or "why" says something of its own.
             parts.append((lead, current))
-            lead, current = current[-1].lower() if current[-1].lower() == "why" else "how", []
+            lead, current = ("why" if current[-1].lower() == "why" else "how"), []
         if (
             low in ("i", "we")
             and current

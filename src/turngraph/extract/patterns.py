@@ -173,16 +173,16 @@ _STATUS_OF_KIN = {
 }
 
 
-def _names_a_thing(phrase: str) -> bool:
-    """Whether a sentence's subject names something of its own ("dancing", "family time"),
-    not a pronoun or the listener's ("it", "your support")."""
+def _thing(phrase: str) -> str:
+    """A sentence's subject when it names something of its own ("dancing", "family time");
+    "" for a pronoun or the listener's ("it", "your support", "making it")."""
     words = _subject(phrase).split()
     if words[-1] in v.PRONOUN_OBJECTS:
-        return False  # "making it": what "it" is was said elsewhere
-    return words[0] not in v.PRONOUN_OBJECTS | v.SUBJECT_PRONOUNS and words[0] not in (
-        "your",
-        "the",
-    )
+        return ""  # "making it": what "it" is was said elsewhere
+    return "" if words[0] in _NOT_A_THING else " ".join(words)
+
+
+_NOT_A_THING = v.PRONOUN_OBJECTS | v.SUBJECT_PRONOUNS | {"your", "the"}
 
 
 _PART_BREAK = re.compile(r",\s*")
@@ -340,11 +340,13 @@ class PatternRules(TurnState):
                 or _BRINGS_ME_JOY.match(part)
                 or _IS_SO_GOOD.match(part)
             )
-            if m and _names_a_thing(m.group(1)):
-                self.out.attribute(self._speaker(), "likes", _subject(m.group(1)))
+            liked = _thing(m.group(1)) if m else ""
+            if liked:
+                self.out.attribute(self._speaker(), "likes", liked)
             m = _MATTERS_TO_ME.match(part)
-            if m and _names_a_thing(m.group(1)):
-                self.out.attribute(self._speaker(), "values", _subject(m.group(1)))
+            valued = _thing(m.group(1)) if m else ""
+            if valued:
+                self.out.attribute(self._speaker(), "values", valued)
         m = _IT_IS_GREAT.match(sentence)
         if m:
             doing = gerund(lemma(m.group(1).lower())) if m.group(1) else m.group(2).lower()
