@@ -93,6 +93,8 @@ def _small_talk(action: RawAction) -> bool:
     if action.verb in _THANKS:
         words = set((action.object or "").lower().split())
         return not words or words <= _THANKED_FOR
+    if action.verb == "do" and not _vague_doing(action.object or ""):
+        return False  # "doing kickboxing", "doing a community food drive"
     if action.verb in _SMALL_TALK_UNLESS_DATED:
         return action.occurred_at is None  # "see the dentist next Tuesday" is a plan
     if action.verb in _SMALL_TALK:
@@ -108,6 +110,12 @@ def _small_talk(action: RawAction) -> bool:
         return _noun(head) in _VAGUE_HEADS or head == ["look"]  # "take a look"
     plain = len(head) == len((action.object or "").split())  # nothing after the noun
     return plain and action.verb in ("share", "follow") and _noun(head) in _FEELINGS
+
+
+def _vague_doing(phrase: str) -> bool:
+    """What "do" does with no thing of its own: "do it", "do my best", "do some research"."""
+    head = _head_words(phrase)
+    return all(w in _VAGUE_HEADS or w in _VAGUE_DOINGS for w in head)
 
 
 def _idle_attribute(attribute: RawAttribute) -> bool:
@@ -155,6 +163,10 @@ _ABSTRACT = frozenset(
     "connections hearts heart props reminders reminder fun blast experience chance difference "
     "feeling feelings vibe vibes progress work strength courage confidence motivation "
     "inspiration others everyone people passion passions dreams".split()
+)
+_VAGUE_DOINGS = frozenset(
+    "it that this something anything everything nothing best well good great fine okay ok alright "
+    "same thing things stuff research job part bit much more lot some my the a an your our".split()
 )
 _DOING = frozenset("do get see make have take grab check".split())
 _FEELINGS = frozenset("passion passions love joy happiness".split())

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from turngraph.extract import vocab as v
-from turngraph.extract.clauses import Clause, is_past, is_verb
+from turngraph.extract.clauses import Clause, is_finite, is_past, is_verb
 from turngraph.extract.lexicon import lemma
 
 MAX_OBJECT_WORDS = 6
@@ -60,6 +60,23 @@ def noun_phrase(words: list[str], limit: int = MAX_OBJECT_WORDS) -> list[str]:
     out: list[str] = []
     for i, w in enumerate(words):
         low = w.lower()
+        if low in ("and", "or", "&") and out and i + 1 < len(words):
+            nxt = words[i + 1].lower()
+            # "offers and promotions" is one phrase; "... and went home" is not.
+            after = words[i + 2].lower() if i + 2 < len(words) else ""
+            if (
+                nxt in v.SUBJECT_PRONOUNS
+                or nxt in v.ADVERBS
+                or nxt in ("one", "then", "so", "maybe", "perhaps")
+                or is_verb(nxt)
+                or (nxt.endswith("ing") and not out[-1].lower().endswith("ing"))
+                or is_finite(after)
+                or nxt in v.BOUNDARY
+                or len(out) >= 4
+            ):
+                break
+            out.append(w)
+            continue
         if w in ',;:()"!?-' or low in v.BOUNDARY or (low in ("'s",) and not out):
             break
         determiner = low in ("this", "that", "these", "those", "last", "next") and not (
@@ -77,13 +94,6 @@ def noun_phrase(words: list[str], limit: int = MAX_OBJECT_WORDS) -> list[str]:
             low == "of" and out and i + 1 < len(words) and words[i + 1][:1].isalpha()
         ):
             break
-        if low in ("and", "or", "&") and out and i + 1 < len(words):
-            nxt = words[i + 1].lower()
-            # "offers and promotions" is one phrase; "... and went home" is not.
-            if nxt in v.SUBJECT_PRONOUNS or is_verb(nxt) or nxt in v.BOUNDARY or len(out) >= 4:
-                break
-            out.append(w)
-            continue
         if low in v.NEGATIONS or low in ("anymore", "too", "either", "again", "though"):
             break
         if out and (
@@ -101,8 +111,15 @@ def noun_phrase(words: list[str], limit: int = MAX_OBJECT_WORDS) -> list[str]:
             )
         ):
             break
-        if out and (low in v.FREQUENCY or low in ("pretty", "really", "so")):
+        if out and (low in v.FREQUENCY or low in ("pretty", "really", "so", "them", "me", "us")):
             break
+        if (
+            out
+            and i + 1 < len(words)
+            and words[i + 1].lower() in v.PRONOUN_OBJECTS
+            and (is_finite(low) or (low.endswith("ing") and is_verb(low)))
+        ):
+            break  # "book helps me", "fashion combining them": a verb, not the phrase
         if (
             out
             and is_past(low)
@@ -114,6 +131,8 @@ def noun_phrase(words: list[str], limit: int = MAX_OBJECT_WORDS) -> list[str]:
         if len(out) >= limit + 2:
             break
     out = strip_articles(out)
+    while len(out) > 1 and out[-1].lower() in ("more", "much", "lately"):
+        out.pop()  # "mental health work more"
     return out[:limit]
 
 
