@@ -43,6 +43,18 @@ _INTRANSITIVE_EVENTS = frozenset(
     "propose graduate retire resign marry divorce move relocate arrive return quit win lose "
     "travel emigrate".split()
 )
+# Words of manner that can stand where an object would: "worked hard on ...".
+_MANNER = frozenset("hard really lots non-stop nonstop overtime".split())
+# Verbs whose "to" + verb says what was done, not why: "volunteered to help".
+_TO_COMPLEMENT = frozenset(
+    "volunteer learn offer agree decide choose help contribute try start begin continue "
+    "promise manage afford vote sign".split()
+)
+# Verbs whose "to" phrase is where the object was brought: "took my kids to a workshop".
+_NUMBERS = frozenset("a an one two three four five six seven eight nine ten few".split())
+_NEEDS_PURPOSE = frozenset("place spot location venue space way time money".split())
+_TO_PLACES = frozenset("work school church bed class court camp practice".split())
+_BRINGING = frozenset("take bring drive send invite walk carry".split())
 _REPORTING = frozenset({"think", "believe", "guess", "suppose", "hear", "say", "reckon", "know"})
 _NO_MORE = re.compile(r"\b(?:anymore|any more|no longer|these days)\b", re.I)
 
@@ -282,11 +294,32 @@ class ClauseFacts(TurnState):
                 return
             if searching:
                 verb = f"look {pps[0][0]}"
+        if len(np) == 1 and np[0].lower() in _MANNER and pps:
+            np = []  # "worked hard on my online store": the manner, then the object
         if names_nothing(np) and np:
             return
         place = ""
         obj = list(np)
         for prep, phrase in pps:
+            if (
+                prep == "to"
+                and obj
+                and obj[-1].lower() in _NEEDS_PURPOSE
+                and is_verb(phrase[0])
+                and len(obj) + len(phrase) < 8
+            ):
+                obj = [*obj, "to", *phrase]  # "a place to open my dance studio"
+                continue
+            if (
+                prep == "to"
+                and (obj or c.verb not in _TO_COMPLEMENT)
+                and is_verb(phrase[0])
+                and not phrase[0].lower().endswith("ing")
+                and phrase[0].lower() not in _TO_PLACES
+            ):
+                continue  # "searching for a place to open a studio": a purpose, not a place
+            if prep == "about" and (phrase[0][:1].isdigit() or phrase[0].lower() in _NUMBERS):
+                continue  # "for about four months"
             head = phrase[-1].lower()
             typed = self.out.entities.get(" ".join(phrase).casefold())
             is_place = (
@@ -317,13 +350,14 @@ class ClauseFacts(TurnState):
                     "class",
                 )
             )
-            if prep in ("in", "at", "to", "near", "into") and is_place and not place:
-                place = " ".join(phrase)
+            brought = prep == "to" and c.verb in _BRINGING and bool(obj)
+            if prep in ("in", "at", "to", "near", "into") and (is_place or brought) and not place:
+                place = " ".join(phrase)  # "took my kids to a pottery workshop"
             elif (
                 not obj
+                and (prep != "about" or c.verb not in v.LIGHT_VERBS)  # "blogging about politics"
                 and prep
                 not in (
-                    "about",
                     "like",
                     "than",
                     "since",

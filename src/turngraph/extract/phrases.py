@@ -141,8 +141,12 @@ def prep_phrases(words: list[str]) -> list[tuple[str, list[str]]]:
     out = []
     for i, w in enumerate(words):
         low = w.lower()
+        if low in ("i", "we", "he", "she", "they", "you") and i > 0:
+            break  # "with a fan I met in CA": what follows is the fan's clause
         if low in v.PREPOSITIONS and low != "of":
-            np = noun_phrase(words[i + 1 :])
+            after = words[i + 1 : i + 2]
+            skip = 1 if after and after[0].lower() in ("that", "this", "these", "those") else 0
+            np = noun_phrase(words[i + 1 + skip :])
             if np and np[0].lower() not in ("i", "we", "he", "she", "they", "you"):
                 out.append((low, np))
     return out

@@ -246,6 +246,10 @@ DIRECT_INSTRUCTION_VERBS = _set(
 
 # Common verbs of conversation, as lemmas: a word whose lemma is here can start a clause.
 VERBS = _set(
+    "tweak network achieve snap belong contact team tackle stumble accomplish upgrade "
+    "reorganize express develop boost picture judge link update provide trust involve gain "
+    "rely respond whip decompress recharge tinker reduce pitch relive skype adapt overcome "
+    "strive disconnect collaborate taste rehearse blog stream vlog brainstorm "
     "accept add adopt agree allow apply arrive ask attend bake be become begin believe "
     "book borrow bought break bring build buy call camp care carry catch celebrate change chat "
     "check choose clean climb coach collect come complete cook count create cry cut dance "
