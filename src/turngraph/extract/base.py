@@ -50,6 +50,7 @@ MULTI_VALUED = frozenset(
         "education",
         "goals",
         "values",
+        "opinions",
         "habits",
         "family",
         "learning",

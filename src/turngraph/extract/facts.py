@@ -370,6 +370,8 @@ class ClauseFacts(TurnState):
                 and not names_nothing(phrase)
             ):
                 obj = phrase
+                if prep == "about":
+                    verb = f"{verb} about"  # "writing about fantasy novels"
             elif obj and len(obj) + len(phrase) + 1 <= 8 and prep in ("with", "for", "from"):
                 obj = [*obj, prep, *phrase]
         if obj and names_nothing(obj):

@@ -56,6 +56,8 @@ SYNONYMS = {
     "goal": "goals",
     "value": "values",
     "priorities": "values",
+    "opinion": "opinions",
+    "views": "opinions",
     "plan": "goals",
     "plans": "goals",
     "habit": "habits",

@@ -51,6 +51,12 @@ _VAGUE_OBJECTS = frozenset(
 def strip_articles(words: list[str]) -> list[str]:
     while words and (words[0].lower() in _ARTICLES or words[0].lower() in v.ADVERBS):
         words = words[1:]
+    if len(words) > 2 and words[0].lower() in ("all", "kinds", "sorts", "types"):
+        # "all kinds of music", "kinds of dances": the music, the dances
+        at = 1 if words[0].lower() != "all" else 2
+        kinds = at + 1 < len(words) and words[at - 1].lower() in ("kinds", "sorts", "types")
+        if kinds and words[at].lower() == "of":
+            words = words[at + 1 :]
     return words
 
 

@@ -37,6 +37,7 @@ from turngraph.extract.instructions import find_instruction
 from turngraph.extract.keyed import KeyedRules
 from turngraph.extract.names import find_names, is_lowercase, truecase
 from turngraph.extract.normalize import normalize
+from turngraph.extract.opinions import OpinionRules
 from turngraph.extract.patterns import PatternRules
 from turngraph.extract.phrases import capitalize, doing_phrase, starts_subject, value_shape
 from turngraph.extract.timeref import TimeRef, resolve_time
@@ -147,7 +148,7 @@ class RuleExtractor:
         return _Turn(context).run(text)
 
 
-class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
+class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules, OpinionRules):
     """One turn being read: the sentence loop, fragments, answers and corrections."""
 
     def __init__(self, ctx: TurnContext) -> None:
@@ -165,6 +166,7 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
         self.restating = False  # an earlier sentence is being said again: no corrections
         self.hedge = ""  # what made the sentence uncertain ("I think", "maybe", "asked")
         self.last_species = ""  # the kind of pet last mentioned, for "her name is Luna"
+        self.topic = ""  # what the turn last spoke of: "it was so calming"
         for name in (ctx.speaker, self.addressee):
             if name and name not in ("user", "assistant"):
                 self._person(name)
@@ -287,6 +289,9 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
             ):
                 clause.subject = "self"
             previous = words
+            topic = self.topic
+            if not conditional and self._opinion(clause):
+                continue
             if not clause.verb:
                 self._kin_mentions(clause)
                 when = resolve_time(clause.text, self.ctx.observed_at)
@@ -307,7 +312,9 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules):
                 # as fact nor doubted; what depends on it is not recorded.
                 pending_time = None
                 continue
+            before = len(self.out.actions), len(self.out.attributes), topic
             self._clause(clause, hedged=hedged or conditional, time=pending_time)
+            self._follow_topic(*before)
             pending_time = None
             if clause.subject in ("self", "person"):
                 carried = clause

@@ -1,0 +1,229 @@
+"""Opinions: what the speaker finds a thing to be ("volunteering is so rewarding", "I find it
+empowering", "it's been really calming"), kept as the thing and the words that judge it.
+
+An opinion needs a thing of its own: a noun or gerund phrase before the verb, or "it" / "this"
+/ "that" pointing back to what the turn last spoke of (the object of its last fact). Only words
+that judge (``_JUDGING``) make an opinion: "it was great" says too little to keep. Calling a
+thing important, key or crucial says what the speaker values.
+"""
+
+from __future__ import annotations
+
+from turngraph.extract import vocab as v
+from turngraph.extract.clauses import Clause, is_finite, is_past, is_verb
+from turngraph.extract.findings import TurnState
+from turngraph.extract.lexicon import lemma
+from turngraph.extract.phrases import doing_phrase, gerund, strip_articles
+
+# Adjectives that say how a thing is felt or judged, specific enough to remember.
+_JUDGING = frozenset(
+    (
+        "rewarding fulfilling peaceful calming relaxing therapeutic empowering inspiring "
+        "motivating uplifting soothing healing freeing liberating meaningful cathartic "
+        "challenging tough difficult hard scary overwhelming stressful exhausting tiring "
+        "draining frustrating nerve-wracking satisfying enjoyable refreshing energizing "
+        "eye-opening life-changing powerful emotional touching heartwarming magical "
+        "comforting calm soul-nourishing tranquil serene humbling intense hectic chaotic "
+        "exciting thrilling fascinating captivating interesting educational informative "
+        "helpful valuable precious priceless worthwhile expressive graceful delicious "
+        "tasty addictive relaxed special significant rough nerve-racking stressful"
+    ).split()
+)
+# Adjectives that say the speaker holds a thing dear: "family is everything" aside, these.
+_VALUING = frozenset("important key crucial essential vital necessary".split())
+_COPULAS = frozenset(
+    "is 's are 're was were been be feels felt seems seemed sounds sounded can".split()
+)
+_INTENSIFIERS = frozenset(
+    (
+        "so really super very such pretty quite incredibly truly always also just a an been "
+        "be definitely totally honestly absolutely extremely kinda sorta kind sort of still "
+        "both often sometimes actually seriously surprisingly especially even more most "
+        "sooo soo insanely crazy"
+    ).split()
+)
+_POINTING = frozenset(("it", "this", "that", "which"))
+# Subjects that are no thing the speaker judges.
+_NOT_TOPICS = frozenset(
+    (
+        "you your he she they we i my life everything anything something nothing things "
+        "there here what who everyone everybody someone nobody people mine yours his her "
+        "their our"
+    ).split()
+)
+# A phrase that stops on one of these was cut from a longer one.
+_DANGLING = frozenset("a an the of to for with on in at by about from based and or my".split())
+# Words that show the "topic" is a clause of its own: "winning must have been thrilling".
+_CUT_OFF = frozenset("not n't never 've 'd 'll".split())
+MAX_TOPIC_WORDS = 6
+# Words that may follow a judgement without it judging them: "rewarding too", "tough but".
+_AFTER_JUDGEMENT = frozenset(
+    "to for when too though tho honestly lol haha now lately sometimes at in with but yet and "
+    "as because cause since especially if".split()
+)
+_TIMES = frozenset("today tonight yesterday week weekend day time month year morning".split())
+
+
+class OpinionRules(TurnState):
+    """How the speaker judges things: the ``opinions`` and ``values`` keys."""
+
+    topic: str  # what the turn last spoke of, for "it" / "this"
+
+    def _opinion(self, clause: Clause) -> bool:
+        """Record the opinions said in ``clause`` ("X is so ADJ, and Y is ADJ"); whether the
+        clause is one, so that nothing else is read from it."""
+        words = clause.words
+        lows = [w.lower() for w in words]
+        if clause.subject == "self" and clause.verb == "find":
+            # "I find it so empowering", "I find pottery relaxing"
+            at = next((i for i, w in enumerate(lows) if w in ("find", "found", "finding")), -1)
+            topic_end, judged = _object_then_judgement(lows, at + 1)
+            if topic_end < 0:
+                return False
+            return self._keep_opinion(words[at + 1 : topic_end], lows[topic_end:], judged)
+        # "I love all kinds of music but jazz is my favorite": a clause about the speaker may
+        # go on to judge something else after a comma, "and" or "but".
+        own = clause.subject in ("self", "person", "you", "imperative")
+        whole = False
+        for n, (start, end) in enumerate(_segments(lows, own=own)):
+            said = lows[start:end]
+            at = next((i for i, w in enumerate(said[:9]) if w in _COPULAS), -1)
+            if (n == 0 and own) or at <= 0:
+                continue
+            if self._keep_opinion(words[start : start + at], said[at:], None):
+                whole = whole or n == 0
+        return whole
+
+    def _keep_opinion(self, topic_words: list[str], said: list[str], judged: int | None) -> bool:
+        while topic_words and topic_words[0].lower() in v.DISCOURSE | {"and", "but", "so"}:
+            topic_words = topic_words[1:]
+        owner = ""
+        if topic_words and topic_words[0].lower() == "your":
+            # "your perseverance is inspiring": the listener's, said by the speaker
+            if not self.addressee or self.addressee.casefold() in ("user", "assistant"):
+                return False
+            owner, topic_words = f"{self.addressee}'s ", topic_words[1:]
+        topic_words = strip_articles(topic_words)
+        lows = [w.lower() for w in topic_words]
+        if (
+            not lows
+            or len(lows) > MAX_TOPIC_WORDS
+            or any(w in _NOT_TOPICS or w in v.MODALS or w in _CUT_OFF for w in lows)
+            or all(w in _TIMES for w in lows)
+            or lows[-1] in _DANGLING
+        ):
+            return False
+        if any(w in ',;:!?()"' for w in lows):
+            return False
+        if lows[0] in _POINTING:
+            if len(lows) > 1:
+                return False
+            topic = self.topic
+            if lows[0] == "it":
+                # "it's so rewarding to see it pay off": what "it" stands for comes after
+                topic = _deferred(said) or topic
+            if not topic:
+                return False
+        else:
+            if any(w in v.PRONOUN_OBJECTS for w in lows) or lows[0] in v.SUBJECT_PRONOUNS:
+                return False
+            first = topic_words[0]
+            if first[1:].islower() and first.casefold() not in self.known:
+                first = first.lower()  # "Watching the sunset is ..." at a sentence's start
+            topic = owner + " ".join([first, *topic_words[1:]])
+        i = judged if judged is not None else 0
+        while i < len(said) and (said[i] in _COPULAS or said[i] in _INTENSIFIERS):
+            i += 1
+        adjectives = _judgements(said[i:])
+        if not adjectives:
+            if lows[0] not in _POINTING:
+                self.topic = topic  # "contemporary is my top pick. It's so expressive"
+            return False
+        speaker = self._speaker()
+        if adjectives[0] in _VALUING:
+            self.out.attribute(speaker, "values", topic)
+        else:
+            self.out.attribute(speaker, "opinions", f"{topic}: {' and '.join(adjectives)}")
+        self.topic = topic
+        return True
+
+    def _follow_topic(self, actions: int, attributes: int, topic: str) -> None:
+        """What the clause just read spoke of becomes what "it" points to, unless the clause
+        named its topic itself ("but jazz is my favorite")."""
+        if self.topic != topic:
+            return
+        said = ""
+        if len(self.out.actions) > actions:
+            said = self.out.actions[-1].object or self.out.actions[-1].place or ""
+        elif len(self.out.attributes) > attributes:
+            said = self.out.attributes[-1].value
+        words = said.lower().split()
+        if words and words[-1] not in _DANGLING and not (len(words) == 1 and is_past(words[0])):
+            self.topic = said  # not "mentored", not "a story based"
+
+
+def _segments(lows: list[str], *, own: bool) -> list[tuple[int, int]]:
+    """Where the parts of a clause start and end: at a comma, and at "and" or "but" when
+    what follows has a verb of being ("..., and running is rewarding"; not "expressive and
+    powerful"). ``own``: the clause has a subject and verb of its own before any cut."""
+    cuts = [i for i, w in enumerate(lows) if w in (",", ";", "but", "and")]
+    out: list[tuple[int, int]] = []
+    start = 0
+    for n, i in enumerate(cuts):
+        nxt = cuts[n + 1] if n + 1 < len(cuts) else len(lows)
+        if i <= start:
+            continue
+        if lows[i] in ("but", "and") and not (
+            any(w in _COPULAS for w in lows[i + 2 : nxt])
+            and (own or any(w in _COPULAS or is_finite(w) for w in lows[start:i]))
+        ):
+            continue  # "conversations about X and Y are so necessary": one subject
+        out.append((start, i))
+        start = i + 1 if lows[i] in (",", ";") else i
+    out.append((start, len(lows)))
+    return out
+
+
+def _deferred(said: list[str]) -> str:
+    """ "is so rewarding to have my hard work pay off" -> "having my hard work pay off"."""
+    if "to" not in said[:6]:
+        return ""
+    at = said.index("to")
+    if at + 1 >= len(said) or not is_verb(said[at + 1]) or not _judgements(said[:at]):
+        return ""
+    verb = lemma(said[at + 1])
+    rest = said[at + 2 :]
+    if "your" in rest or "you" in rest:
+        return ""  # about the listener: who they are is not a topic of the speaker's
+    doing = doing_phrase(Clause(words=[], verb=gerund(verb), rest=rest))
+    return doing if 2 <= len(doing.split()) <= MAX_TOPIC_WORDS else ""
+
+
+def _judgements(said: list[str]) -> list[str]:
+    """ "rewarding and fulfilling" -> both; "great" -> none; a noun after the adjective
+    ("a tough road") makes it describe that noun, not the thing: none."""
+    out: list[str] = []
+    i = 0
+    while i < len(said) and (said[i] in _COPULAS or said[i] in _INTENSIFIERS):
+        i += 1
+    while i < len(said):
+        w = said[i]
+        if w in _JUDGING or w in _VALUING:
+            out.append(w)
+        elif not out or (w not in ("and", "but", "yet", "&") and w not in _INTENSIFIERS):
+            break
+        i += 1
+    if out and i < len(said) and said[i].isalpha() and said[i] not in _AFTER_JUDGEMENT:
+        return []  # "a tough road", "important part of my life": about another noun
+    return out[:2]
+
+
+def _object_then_judgement(lows: list[str], start: int) -> tuple[int, int]:
+    """In "find it so empowering": where the judged object ends and its judgement starts."""
+    for j in range(start, min(len(lows), start + MAX_TOPIC_WORDS + 1)):
+        k = j
+        while k < len(lows) and lows[k] in _INTENSIFIERS:
+            k += 1
+        if k < len(lows) and (lows[k] in _JUDGING or lows[k] in _VALUING) and j > start:
+            return j, 0
+    return -1, 0
