@@ -29,6 +29,11 @@ _JUDGING = frozenset(
         "tasty addictive relaxed special significant rough nerve-racking stressful"
     ).split()
 )
+# Adjectives of plain praise: an opinion only of a doing ("hiking with friends is awesome").
+_PRAISE = frozenset(
+    "awesome amazing great fun wonderful fantastic incredible lovely beautiful cool nice "
+    "best unforgettable".split()
+)
 # Adjectives that say the speaker holds a thing dear: "family is everything" aside, these.
 _VALUING = frozenset("important key crucial essential vital necessary".split())
 _COPULAS = frozenset(
@@ -134,7 +139,10 @@ class OpinionRules(TurnState):
         i = judged if judged is not None else 0
         while i < len(said) and (said[i] in _COPULAS or said[i] in _INTENSIFIERS):
             i += 1
-        adjectives = _judgements(said[i:])
+        # Praise says little of a thing, but of a doing it says the speaker enjoys it:
+        # "connecting with fellow gamers is always awesome".
+        doing = lows[0].endswith("ing") and lows[0] not in v.ING_WORDS and not owner
+        adjectives = _judgements(said[i:], praise=doing)
         if not adjectives:
             if lows[0] not in _POINTING:
                 self.topic = topic  # "contemporary is my top pick. It's so expressive"
@@ -199,7 +207,7 @@ def _deferred(said: list[str]) -> str:
     return doing if 2 <= len(doing.split()) <= MAX_TOPIC_WORDS else ""
 
 
-def _judgements(said: list[str]) -> list[str]:
+def _judgements(said: list[str], *, praise: bool = False) -> list[str]:
     """ "rewarding and fulfilling" -> both; "great" -> none; a noun after the adjective
     ("a tough road") makes it describe that noun, not the thing: none."""
     out: list[str] = []
@@ -208,7 +216,7 @@ def _judgements(said: list[str]) -> list[str]:
         i += 1
     while i < len(said):
         w = said[i]
-        if w in _JUDGING or w in _VALUING:
+        if w in _JUDGING or w in _VALUING or (praise and w in _PRAISE):
             out.append(w)
         elif not out or (w not in ("and", "but", "yet", "&") and w not in _INTENSIFIERS):
             break

@@ -76,7 +76,8 @@ _IS_SO_GOOD = re.compile(
 )
 # "Family time matters to me", "my health is so important to me": what the speaker values.
 _MATTERS_TO_ME = re.compile(
-    _SUBJECT + r" (?:really |truly |just )?(?:matters?|means? (?:so much|everything|the world)|"
+    _SUBJECT + r" (?:really |truly |just )?(?:matters?|means? (?:so much|everything|the world|"
+    r"a lot|the most)|"
     r"(?:is|are) (?:so |really |very |super )?important) to me\b",
     re.I,
 )
