@@ -561,7 +561,9 @@ def _matches(kind: str, fields: list[str], item: Item) -> bool:
         return (
             item.kind == "action"
             and (not f[0] or _same_name(item.subject, f[0]))
-            and (not f[1] or stem(item.predicate.split()[0]) == stem(f[1]))
+            and (
+                not f[1] or item.predicate == f[1] or stem(item.predicate.split()[0]) == stem(f[1])
+            )
             and (not f[2] or _all_in(f[2], f"{item.object} {item.place}"))
             and (not f[3] or item.time == f[3] or _season_of_year(item.time, f[3]))
             and (not f[4] or _all_in(f[4], f"{item.place} {item.object}"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from turngraph.extract import gazetteers as gz
 from turngraph.extract import vocab as v
 from turngraph.extract.base import RawAction
-from turngraph.extract.clauses import Clause
+from turngraph.extract.clauses import Clause, is_verb
 from turngraph.extract.findings import TurnState
 from turngraph.extract.lexicon import lemma
 from turngraph.extract.phrases import (
@@ -72,6 +72,11 @@ _COMMON_PLACES = frozenset(
 )
 
 
+# States that say something with what they are about: "curious about", "swamped with".
+_STATES = frozenset(
+    "curious swamped busy overwhelmed inspired blessed involved engaged hooked stuck bored "
+    "fascinated impressed surrounded focused committed dedicated devoted obsessed".split()
+)
 _DEGREE_WORDS = frozenset(
     "now currently officially also still finally actually just really so very pretty more "
     "totally super definitely always kinda quite".split()
@@ -260,6 +265,47 @@ class DescriptionRules(TurnState):
             return
         if first == "my" and nxt in v.KIN and who != self.speaker:
             self._kin_relation(v.KIN[nxt], who)
+            return
+        if nxt == "intolerant" or first in ("diabetic", "celiac", "coeliac", "asthmatic"):
+            self.out.attribute(who, "health", f"{first} {nxt}" if nxt == "intolerant" else first)
+            return
+        if first == "able" and nxt == "to" and len(words) > 2 and is_verb(words[2]):
+            # "we were able to raise some money": what was done
+            done = Clause(
+                words=c.words,
+                subject=c.subject,
+                name=c.name,
+                past=c.past,
+                verb=lemma(words[2].lower()),
+                verb_word=words[2],
+                rest=words[3:],
+            )
+            self._facts(done, who, None)
+            return
+        self._state_with(c, who, words)
+
+    def _state_with(self, c: Clause, who: str, words: list[str]) -> None:
+        """ "I'm curious about dairy-free baking", "swamped with the kids and work": a state
+        the speaker is in and what it is about, as an action ("be curious about")."""
+        if len(words) < 3 or c.modal or c.negated:
+            return
+        first, prep = words[0].lower(), words[1].lower()
+        if first not in _STATES or prep not in ("about", "with", "by", "for", "in", "on", "of"):
+            return
+        obj = noun_phrase(words[2:], 6)
+        if words[2].lower().endswith("ing") and is_verb(words[2]):
+            # "inspired by chatting to people"
+            doing = doing_phrase(Clause(words=[], verb=words[2].lower(), rest=words[3:]))
+            obj = doing.split()[:6]
+        if not obj or names_nothing(obj) or obj[0].lower() in v.SUBJECT_PRONOUNS:
+            return
+        self.out.actions.append(
+            RawAction(who, f"be {first} {prep}", " ".join(obj), f"{who} {c.text}"[:240])
+        )
+        lows = [w.lower() for w in words]
+        after = lows.index("and", 2) + 1 if "and" in lows[2:] else 0
+        if 0 < after < len(words) and lows[after] in _STATES:
+            self._state_with(c, who, words[after:])  # "... and curious about rust"
 
     def _job(self, who: str, words: list[str]) -> bool:
         """ "a nurse practitioner at Mercy", "head of marketing", "the new CTO": a job title."""

@@ -86,8 +86,10 @@ def noun_phrase(words: list[str], limit: int = MAX_OBJECT_WORDS) -> list[str]:
         if w in ',;:()"!?-' or low in v.BOUNDARY or (low in ("'s",) and not out):
             break
         determiner = low in ("this", "that", "these", "those", "last", "next") and not (
-            i + 1 < len(words) and words[i + 1].lower() in _TIME_UNITS
+            i + 1 < len(words) and words[i + 1].lower().removesuffix("s") in _TIME_UNITS
         )
+        if out and not determiner and low in ("this", "these", "that", "last", "next"):
+            break  # "work these days"
         counted = low in ("day", "week", "month", "year") and out and out[-1].isdigit()
         if (
             low in v.TIME_WORDS
