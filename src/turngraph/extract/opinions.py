@@ -37,8 +37,11 @@ _PRAISE = frozenset(
 # Adjectives that say the speaker holds a thing dear: "family is everything" aside, these.
 _VALUING = frozenset("important key crucial essential vital necessary".split())
 _COPULAS = frozenset(
-    "is 's are 're was were been be feels felt seems seemed sounds sounded can".split()
+    "is 's are 're was were been be feels felt seems seemed sounds sounded can become "
+    "becomes became".split()
 )
+# Words between a thing and its verb: "dancing has kept me going", "yoga really helps".
+_BEFORE_VERB = frozenset("has have had really always just also truly definitely".split())
 _INTENSIFIERS = frozenset(
     (
         "so really super very such pretty quite incredibly truly always also just a an been "
@@ -66,6 +69,14 @@ _AFTER_JUDGEMENT = frozenset(
     "to for when too though tho honestly lol haha now lately sometimes at in with but yet and "
     "as because cause since especially if".split()
 )
+# Verbs that say what a thing does for the speaker.
+_EFFECT_VERBS = frozenset(
+    "helps helped keeps kept gets got fuels fueled lets gives gave makes made brings "
+    "brought reminds reminded calms inspires inspired motivates motivated relaxes "
+    "teaches taught help keep get fuel give make bring remind calm inspire motivate teach".split()
+)
+_EFFECT_BREAKS = frozenset("but because cause when which how what why who where".split())
+_SUBJECTS = frozenset("i we you he she they it".split())
 _TIMES = frozenset("today tonight yesterday week weekend day time month year morning".split())
 
 
@@ -92,14 +103,25 @@ class OpinionRules(TurnState):
         whole = False
         for n, (start, end) in enumerate(_segments(lows, own=own)):
             said = lows[start:end]
-            at = next((i for i, w in enumerate(said[:9]) if w in _COPULAS), -1)
+            at = next(
+                (i for i, w in enumerate(said[:9]) if w in _COPULAS or _effect_at(said, i)), -1
+            )
             if (n == 0 and own) or at <= 0:
                 continue
-            if self._keep_opinion(words[start : start + at], said[at:], None):
+            if self._keep_opinion(
+                words[start : start + at], said[at:], None, words[start:end][at:]
+            ):
                 whole = whole or n == 0
         return whole
 
-    def _keep_opinion(self, topic_words: list[str], said: list[str], judged: int | None) -> bool:
+    def _keep_opinion(
+        self,
+        topic_words: list[str],
+        said: list[str],
+        judged: int | None,
+        as_said: list[str] | None = None,
+    ) -> bool:
+        """Keep what is said of a thing (``said``, lower case; ``as_said``, as written)."""
         while topic_words and topic_words[0].lower() in v.DISCOURSE | {"and", "but", "so"}:
             topic_words = topic_words[1:]
         owner = ""
@@ -109,6 +131,8 @@ class OpinionRules(TurnState):
                 return False
             owner, topic_words = f"{self.addressee}'s ", topic_words[1:]
         topic_words = strip_articles(topic_words)
+        while topic_words and topic_words[-1].lower() in _BEFORE_VERB:
+            topic_words = topic_words[:-1]  # "dancing has kept me going", "yoga really helps"
         lows = [w.lower() for w in topic_words]
         if (
             not lows
@@ -144,6 +168,12 @@ class OpinionRules(TurnState):
         doing = lows[0].endswith("ing") and lows[0] not in v.ING_WORDS and not owner
         adjectives = _judgements(said[i:], praise=doing)
         if not adjectives:
+            effect = _what_it_does(as_said or said)
+            if effect:
+                # "painting helps me explore my identity", "dance is my stress relief"
+                self.out.attribute(self._speaker(), "opinions", f"{topic}: {effect}")
+                self.topic = topic
+                return True
             if lows[0] not in _POINTING:
                 self.topic = topic  # "contemporary is my top pick. It's so expressive"
             return False
@@ -155,7 +185,9 @@ class OpinionRules(TurnState):
         self.topic = topic
         return True
 
-    def _follow_topic(self, actions: int, attributes: int, topic: str) -> None:
+    def _follow_topic(
+        self, actions: int, attributes: int, topic: str, *, about_listener: bool
+    ) -> None:
         """What the clause just read spoke of becomes what "it" points to, unless the clause
         named its topic itself ("but jazz is my favorite")."""
         if self.topic != topic:
@@ -168,6 +200,10 @@ class OpinionRules(TurnState):
         words = said.lower().split()
         if words and words[-1] not in _DANGLING and not (len(words) == 1 and is_past(words[0])):
             self.topic = said  # not "mentored", not "a story based"
+        elif about_listener:
+            # "You're so dedicated to your studio, it's inspiring": what "it" points to is
+            # the listener's, and unknown.
+            self.topic = ""
 
 
 def _segments(lows: list[str], *, own: bool) -> list[tuple[int, int]]:
@@ -182,7 +218,9 @@ def _segments(lows: list[str], *, own: bool) -> list[tuple[int, int]]:
         if i <= start:
             continue
         if lows[i] in ("but", "and") and not (
-            any(w in _COPULAS for w in lows[i + 2 : nxt])
+            any(
+                w in _COPULAS or _effect_at(lows, j) for j, w in enumerate(lows) if i + 2 <= j < nxt
+            )
             and (own or any(w in _COPULAS or is_finite(w) for w in lows[start:i]))
         ):
             continue  # "conversations about X and Y are so necessary": one subject
@@ -190,6 +228,46 @@ def _segments(lows: list[str], *, own: bool) -> list[tuple[int, int]]:
         start = i + 1 if lows[i] in (",", ";") else i
     out.append((start, len(lows)))
     return out
+
+
+def _effect_at(lows: list[str], i: int) -> bool:
+    """Whether ``lows[i]`` is a verb saying what a thing does for the speaker: "helps me",
+    "really helps keep me motivated", "fuels my creativity"."""
+    return lows[i] in _EFFECT_VERBS and any(
+        w in ("me", "my", "us", "our") for w in lows[i + 1 : i + 3]
+    )
+
+
+def _what_it_does(said: list[str]) -> str:
+    """ "helps me explore my identity", "is my stress relief", "'s a fun way to express my
+    feelings": what a thing does or is for the speaker, in a few words; "" when it is not
+    about the speaker."""
+    lows = [w.lower() for w in said]
+    i = 0
+    while i < len(lows) and lows[i] in _COPULAS | {"has", "been", "like", "kind", "of"}:
+        i += 1
+    copular = i > 0
+    out: list[str] = []
+    for j, w in enumerate(said[i:], start=i):
+        low = w.lower()
+        nxt = lows[j + 1] if j + 1 < len(lows) else ""
+        if w in ',;:!?()"-' or low in _EFFECT_BREAKS or (low == "so" and nxt in _SUBJECTS):
+            break
+        if low in ("so", "such", "really", "truly", "always", "just", "much"):
+            continue  # "brings me so much joy"
+        if out and low in ("and", "or") and len(out) >= 3:
+            break
+        out.append(low if not w[1:].islower() or not w[:1].isupper() else w)
+        if len(out) >= 7:
+            break
+    while out and out[-1] in _DANGLING | {"i", "we", "me", "us"}:
+        out.pop()
+    mine = any(w in ("me", "my", "us", "our") for w in out)
+    if not mine or len(out) < 2:
+        return ""
+    if copular and not (out[0] in ("my", "our") or "way" in out[:4] or out[0] in ("an", "a")):
+        return ""  # "is part of my life" says less than it seems; "is my escape" says it
+    return " ".join(out)
 
 
 def _deferred(said: list[str]) -> str:

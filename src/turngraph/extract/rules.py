@@ -314,7 +314,7 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules, OpinionRule
                 continue
             before = len(self.out.actions), len(self.out.attributes), topic
             self._clause(clause, hedged=hedged or conditional, time=pending_time)
-            self._follow_topic(*before)
+            self._follow_topic(*before, about_listener=clause.subject == "you")
             pending_time = None
             if clause.subject in ("self", "person"):
                 carried = clause
