@@ -231,12 +231,12 @@ class SQLiteStore(AccessRows):
         assert cur.lastrowid is not None
         return MemoryRow(cur.lastrowid, name, visibility, retrieval, now, organization)
 
-    def get_memory(self, name: str) -> MemoryRow | None:
+    def get_memory(self, name: str, *, organization: str = "default") -> MemoryRow | None:
         with self._lease() as conn:
             row = conn.execute(
                 "SELECT id, name, visibility, retrieval, created_at, organization FROM memories "
-                "WHERE name = ?",
-                (name,),
+                "WHERE organization = ? AND name = ?",
+                (organization, name),
             ).fetchone()
         return None if row is None else _memory_row(row)
 
@@ -244,7 +244,7 @@ class SQLiteStore(AccessRows):
         with self._lease() as conn:
             rows = conn.execute(
                 "SELECT id, name, visibility, retrieval, created_at, organization FROM memories "
-                "ORDER BY name"
+                "ORDER BY name, organization"
             ).fetchall()
         return [_memory_row(r) for r in rows]
 
