@@ -6,10 +6,15 @@ inspect, read in full, list and read files, state, turns) < ``read_write`` (adds
 turns, adding observations, storing files, running consolidation: additive only) < ``full``
 (adds update, delete, forget, accepting merges: corrective). A memory at organization
 visibility is readable by every principal of its organization without a connection. An admin
-principal holds ``full`` on every memory and manages keys and grants. Creating memories and
-opening one to its organization are admin rights; an admin may let a principal create memories
-(``create_memories``). To a principal of another organization without a connection, a memory
-does not exist: it is told "not found", as for a name nobody uses.
+principal holds ``full`` on every memory of its organization and manages the principals, keys
+and grants of every organization. Creating memories and opening one to its organization are
+admin rights; an admin may let a principal create memories (``create_memories``).
+
+A memory's name is unique within its organization, and a caller's name means its own
+organization's memory (:meth:`Caller.find_memory`), or, where its organization has none by
+that name, the memory of that name in another organization it is connected to. To any other
+caller a memory of another organization does not exist: it is told "not found", as for a name
+nobody uses, and may create a memory of the same name in its own organization.
 
 Keys are ``tg_<id>_<secret>`` with a 192-bit random secret; only a SHA-256 of the whole key
 is stored (a fast hash suffices for a random secret of that size), so a key is shown once.
@@ -24,7 +29,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
-from turngraph.errors import ForbiddenError, NotFoundError, ValidationError
+from turngraph.errors import ConflictError, ForbiddenError, NotFoundError, ValidationError
 from turngraph.store.base import GrantRow, KeyRow, MemoryRow, PrincipalRow, Store
 from turngraph.validate import check_text
 
@@ -58,17 +63,27 @@ class Caller:
     principal: PrincipalRow
     key_id: str
 
+    def find_memory(self, store: Store, name: str) -> MemoryRow | None:
+        """The memory this caller means by ``name``: its organization's, else the one of that
+        name in another organization it is connected to; None when there is neither (whether
+        or not another organization uses the name)."""
+        own = store.get_memory(name, organization=self.principal.organization)
+        if own is not None:
+            return own
+        for grant in store.list_grants(self.principal.id):
+            if grant.memory == name:
+                return store.get_memory(name, organization=grant.organization)
+        return None
+
     def tier_on(self, store: Store, memory: MemoryRow) -> Tier | None:
         """This caller's effective tier on ``memory``; None when it has no access at all."""
-        if self.principal.admin:
+        own = memory.organization == self.principal.organization
+        if self.principal.admin and own:
             return "full"
         granted = store.get_grant(self.principal.id, memory.id)
         if granted is not None:
             return check_tier(granted)
-        if (
-            memory.visibility == "organization"
-            and memory.organization == self.principal.organization
-        ):
+        if memory.visibility == "organization" and own:
             return "read"
         return None
 
@@ -203,8 +218,29 @@ class Access:
     # -- grants ----------------------------------------------------------------------------
 
     def grant(self, principal_id: str, memory: MemoryRow, tier: str = DEFAULT_TIER) -> Tier:
-        self.principal(principal_id)
+        """Connect ``principal_id`` to ``memory`` at ``tier`` (or change the tier).
+
+        A principal reaches a memory of another organization by its name, so that name must
+        not already mean another memory to it (its own organization's, or one it is connected
+        to): ConflictError otherwise."""
+        principal = self.principal(principal_id)
         checked = check_tier(tier)
+        if memory.organization != principal.organization:
+            held = [
+                g.organization
+                for g in self.store.list_grants(principal_id)
+                if g.memory == memory.name and g.organization != memory.organization
+            ]
+            if self.store.get_memory(memory.name, organization=principal.organization):
+                held.append(principal.organization)
+            if held:
+                raise ConflictError(
+                    f"principal {principal_id!r} already reaches a memory named "
+                    f"{memory.name!r} (of organization {held[0]!r}), so it could not reach "
+                    "this one by its name",
+                    principal=principal_id,
+                    memory=memory.name,
+                )
         self.store.set_grant(principal_id, memory.id, checked, datetime.now(UTC))
         return checked
 

@@ -523,8 +523,8 @@ def _key_id(rows: Sequence[Any], given: str) -> str:
 
 def cmd_grant(args: argparse.Namespace) -> None:
     db = _db(args)
-    memory = db.memory(args.memory_name)
-    row = db.store.get_memory(memory.name)
+    memory = db.memory(args.memory_name, organization=args.org)
+    row = db.store.get_memory(memory.name, organization=args.org)
     assert row is not None
     if args.revoke:
         db.access.revoke_grant(args.principal, row)

@@ -319,6 +319,11 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     p.add_argument("principal", help="the principal to connect, e.g. support-bot")
     p.add_argument("memory_name", metavar="MEMORY", help="the memory to connect it to")
     p.add_argument(
+        "--org",
+        default="default",
+        help="the memory's organization (names are unique per organization; default: default)",
+    )
+    p.add_argument(
         "--tier",
         default="read_write",
         choices=["read", "read_write", "full"],

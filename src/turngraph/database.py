@@ -174,9 +174,11 @@ class Database:
         organization: str = "default",
     ) -> Memory:
         """Create a memory; its retrieval configuration is fixed from now on. ``organization``
-        is whose principals may read it at organization visibility.
+        is whose principals may read it at organization visibility, and where its name is
+        unique (another organization may have a memory of the same name).
 
-        Raises ConflictError if a memory of that name exists, ValidationError for a bad name,
+        Raises ConflictError if the organization has a memory of that name, ValidationError
+        for a bad name,
         visibility or configuration (an embedder that does not load or embed, or whose vectors
         are not of the configured dimension).
         """
@@ -200,20 +202,20 @@ class Database:
         )
         return Memory(self.store, row, self.extractor)
 
-    def memory(self, name: str, *, create: bool = False) -> Memory:
-        """The memory called ``name``; NotFoundError if there is none, unless ``create``:
-        then a missing memory is created (private, default retrieval), so code that sets up
-        its memory can run any number of times."""
+    def memory(self, name: str, *, create: bool = False, organization: str = "default") -> Memory:
+        """The memory called ``name`` in ``organization``; NotFoundError if there is none,
+        unless ``create``: then a missing memory is created (private, default retrieval), so
+        code that sets up its memory can run any number of times."""
         if create:
             try:
-                return self.create_memory(name)
+                return self.create_memory(name, organization=organization)
             except ConflictError:
                 pass  # it exists (perhaps created a moment ago by another process)
-        return Memory(self.store, self._row(name), self.extractor)
+        return Memory(self.store, self._row(name, organization), self.extractor)
 
-    def _row(self, name: str) -> MemoryRow:
+    def _row(self, name: str, organization: str) -> MemoryRow:
         validate_memory_name(name)
-        row = self.store.get_memory(name)
+        row = self.store.get_memory(name, organization=organization)
         if row is None:
             raise NotFoundError(f"no memory named {name!r}", memory=name)
         return row
@@ -229,12 +231,14 @@ class Database:
         *,
         visibility: str | None = None,
         retrieval: RetrievalConfig | dict[str, Any] | None = None,
+        organization: str = "default",
     ) -> MemoryInfo:
-        """Change a memory's visibility. Its retrieval configuration cannot change.
+        """Change the visibility of memory ``name`` of ``organization``. Its retrieval
+        configuration cannot change.
 
         Raises ImmutableConfigError when ``retrieval`` differs from the recorded one.
         """
-        row = self._row(name)
+        row = self._row(name, organization)
         if retrieval is not None:
             wanted = _retrieval(retrieval)
             current = RetrievalConfig(**json.loads(row.retrieval))
@@ -249,8 +253,9 @@ class Database:
                 )
         if visibility is not None:
             self.store.set_visibility(row.id, _visibility(visibility))
-        return self.memory(name).info()
+        return Memory(self.store, row, self.extractor).info()
 
-    def delete_memory(self, name: str) -> None:
-        """Delete a memory and everything in it. NotFoundError if there is none."""
-        self.store.delete_memory(self._row(name).id)
+    def delete_memory(self, name: str, *, organization: str = "default") -> None:
+        """Delete memory ``name`` of ``organization`` and everything in it. NotFoundError if
+        there is none."""
+        self.store.delete_memory(self._row(name, organization).id)

@@ -495,11 +495,12 @@ class Gateway:
         name = request.headers.get("x-turngraph-memory") or request.query_params.get("memory")
         if name is None:
             if caller.principal.admin:
-                names = [m.name for m in db.store.list_memories()]
+                own = caller.principal.organization
+                names = [m.name for m in db.store.list_memories() if m.organization == own]
                 return _Refusal(
                     400,
-                    "say which memory: an admin key reaches every memory; send the header "
-                    f"'X-Turngraph-Memory: NAME' (or ?memory=NAME) with one of: "
+                    "say which memory: an admin key reaches every memory of its organization; "
+                    "send the header 'X-Turngraph-Memory: NAME' (or ?memory=NAME) with one of: "
                     f"{_names(names)}",
                 )
             reachable = [g.memory for g in db.access.list_grants(caller.principal.id)]
@@ -516,14 +517,14 @@ class Gateway:
                     f"header 'X-Turngraph-Memory: NAME' with one of: {_names(reachable)}",
                 )
             name = reachable[0]
-        row = db.store.get_memory(name)
+        row = caller.find_memory(db.store, name)
         tier = None if row is None else caller.tier_on(db.store, row)
         if row is None or (tier is None and row.organization != caller.principal.organization):
             # Another organization's memory is not disclosed: it reads as an unknown name.
             return _Refusal(404, f"no memory named {name!r}")
         if tier is None:
             return _Refusal(403, f"this key has no connection to memory {name!r}")
-        memory = db.memory(name)
+        memory = db.memory(name, organization=row.organization)
         try:
             check_servable(memory)
         except HTTPProblem as exc:

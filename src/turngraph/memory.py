@@ -127,7 +127,7 @@ class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps, ForgetOps):
 
     def info(self) -> MemoryInfo:
         """The memory's settings and counts, read fresh."""
-        row = self._store.get_memory(self.name)
+        row = self._store.get_memory(self.name, organization=self._row.organization)
         if row is None or row.id != self._id:
             raise NotFoundError(f"memory {self.name!r} was deleted", memory=self.name)
         with self._store.read(self._id) as tx:

@@ -47,7 +47,10 @@ def test_tiers_are_nested_per_connection_and_org_visibility_reads(
     for pid, org in (("reader", "acme"), ("writer", "acme"), ("owner", "acme"), ("ext", "x")):
         access.create_principal(pid, organization=org)
     access.create_principal("root", organization="acme", admin=True)
-    rows = {m.name: db.store.get_memory(m.name) for m in (private, shared, elsewhere)}
+    rows = {
+        m.name: db.store.get_memory(m.name, organization=m.info().organization)
+        for m in (private, shared, elsewhere)
+    }
     assert access.grant("reader", rows["private-notes"], "read") == "read"
     assert access.grant("writer", rows["private-notes"]) == "read_write"  # the default
     access.grant("owner", rows["private-notes"], "full")
@@ -84,6 +87,49 @@ def test_tiers_are_nested_per_connection_and_org_visibility_reads(
         ("reader", "private-notes", "read"),
         ("owner", "private-notes", "full"),
     }
+
+
+def test_a_name_means_the_callers_organizations_memory_or_one_it_is_connected_to(
+    db: turngraph.Database,
+) -> None:
+    access = db.access
+    ours = db.create_memory("notes", organization="acme", retrieval={"embedder": "none"})
+    theirs = db.create_memory("notes", organization="globex", retrieval={"embedder": "none"})
+    db.create_memory("wiki", organization="globex", retrieval={"embedder": "none"})
+    with pytest.raises(ConflictError):
+        db.create_memory("notes", organization="acme", retrieval={"embedder": "none"})
+    for pid, org, admin in (
+        ("ann", "acme", False),
+        ("boss", "acme", True),
+        ("gus", "globex", False),
+    ):
+        access.create_principal(pid, organization=org, admin=admin)
+
+    def caller(pid: str) -> turngraph.access.Caller:
+        return turngraph.access.Caller(access.principal(pid), "k")
+
+    def found(pid: str, name: str) -> tuple[str, str] | None:
+        row = caller(pid).find_memory(db.store, name)
+        return None if row is None else (row.name, row.organization)
+
+    assert found("ann", "notes") == ("notes", "acme")
+    assert found("gus", "notes") == ("notes", "globex")
+    assert found("ann", "wiki") is None  # another organization's: as if nobody used the name
+    wiki = db.store.get_memory("wiki", organization="globex")
+    assert wiki is not None
+    # An admin holds every memory of its own organization, not of others.
+    assert caller("boss").tier_on(db.store, wiki) is None
+    # A connection reaches another organization's memory by its name...
+    access.grant("ann", wiki, "read")
+    assert found("ann", "wiki") == ("wiki", "globex")
+    assert caller("ann").tier_on(db.store, wiki) == "read"
+    # ... unless the name already means another memory to the principal.
+    theirs_row = db.store.get_memory("notes", organization="globex")
+    assert theirs_row is not None
+    with pytest.raises(ConflictError, match="already reaches a memory named 'notes'"):
+        access.grant("ann", theirs_row, "read")
+    assert (ours.info().organization, theirs.info().organization) == ("acme", "globex")
+    assert db.memory("notes", organization="globex").info().organization == "globex"
 
 
 def test_bad_access_input_is_rejected(db: turngraph.Database) -> None:

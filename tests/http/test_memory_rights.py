@@ -4,15 +4,23 @@ organization's memory reads as an unknown name."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 import httpx
+import httpx2
 import pytest
+from mcp import Client as McpClient
+from mcp.client.streamable_http import streamable_http_client
+from surrealdb_memory import Memory, MemoryNotFoundError
 
 import turngraph
+from turngraph.client import Client
 from turngraph.config import Settings
+from turngraph.errors import ConflictError, NotFoundError
 
 from ..fakes.openai_server import fake_openai
 from .conftest import Running, running
@@ -182,3 +190,135 @@ def test_another_organizations_memory_reads_as_an_unknown_name(server: Running) 
     # Within its own organization a memory's existence is no secret: a plain refusal.
     r = httpx.get(f"{server.url}/v1/memories/inner-circle", headers=_auth(colleague))
     assert r.status_code == 403
+
+
+def _maker(server: Running, pid: str, organization: str) -> str:
+    key = server.principal(pid, organization=organization)
+    server.db.access.allow_memory_creation(pid)
+    return key
+
+
+def test_two_organizations_each_have_their_own_memory_of_one_name(server: Running) -> None:
+    plants = {"north": "Fern", "south": "Cactus"}
+    keys = {org: _maker(server, f"{org}-maker", org) for org in plants}
+    for org, key in keys.items():
+        with Client(server.url, key) as client:
+            mem = client.create_memory("notes", retrieval={"embedder": "none"})
+            mem.add_observation(
+                title="Office plant",
+                content=f"The {org} office plant is {plants[org]}.",
+                entities=[{"name": plants[org], "type": "project", "description": "A plant"}],
+            )
+    for org, key in keys.items():
+        other = plants["south" if org == "north" else "north"]
+        # The graph API, through turngraph's client.
+        with Client(server.url, key) as client:
+            with pytest.raises(ConflictError):  # a name is still unique in its organization
+                client.create_memory("notes", retrieval={"embedder": "none"})
+            assert [(m.name, m.organization) for m in client.list_memories()] == [("notes", org)]
+            mem = client.memory("notes")
+            assert (mem.info().organization, mem.info().observations) == (org, 1)
+            assert mem.get_entity(plants[org]).name == plants[org]
+            with pytest.raises(NotFoundError):
+                mem.get_entity(other)
+        # The memory API, through the official surrealdb-memory client.
+        remote = Memory("notes", endpoint=server.url, api_key=key, max_retries=0)
+        assert remote.entities.get("project", plants[org]).entity.name == plants[org]
+        with pytest.raises(MemoryNotFoundError):
+            remote.entities.get("project", other)
+        # MCP, through the official client.
+        assert plants[org] in _mcp_entity(server, key, "notes", plants[org])
+        assert "no entity" in _mcp_entity(server, key, "notes", other)
+    # Embedded use keeps to the default organization unless told otherwise.
+    with pytest.raises(NotFoundError):
+        server.db.memory("notes")
+    assert server.db.memory("notes", organization="south").info().organization == "south"
+
+
+def _mcp_entity(server: Running, key: str, memory: str, name: str) -> str:
+    """What MCP's get_entity answers for ``name`` in ``memory``: the entity, or the error."""
+
+    async def run() -> str:
+        headers = {"Authorization": f"Bearer {key}", "X-Turngraph-Memory": memory}
+        http = httpx2.AsyncClient(headers=headers)
+        async with McpClient(streamable_http_client(f"{server.url}/mcp", http_client=http)) as c:
+            result = await c.call_tool("get_entity", {"name": name})
+            return str(result.content[0].text)  # type: ignore[union-attr]
+
+    return asyncio.run(run())
+
+
+def test_a_name_another_organization_uses_is_free_and_its_memory_unknown(
+    server: Running,
+) -> None:
+    server.db.create_memory("ledger", retrieval={"embedder": "none"})
+    server.db.memory("ledger").remember("The budget is 40k.", speaker="Sam")
+    outsider = _maker(server, "ledger-outsider", "far")
+
+    def ask(name: str) -> list[tuple[int, Any]]:
+        answers = []
+        for method, path, body in [
+            ("GET", f"/v1/memories/{name}", None),
+            ("PATCH", f"/v1/memories/{name}", {"visibility": "private"}),
+            ("DELETE", f"/v1/memories/{name}", None),
+            ("POST", f"/v1/memories/{name}/recall", {"query": "budget"}),
+            ("POST", f"/api/v1/{name}/query", {"query": "budget"}),
+            ("POST", f"/api/v1/{name}/facts", {"text": "Hi."}),
+            ("GET", f"/api/v1/{name}/state", None),
+        ]:
+            r = httpx.request(method, server.url + path, headers=_auth(outsider), json=body)
+            answers.append((r.status_code, r.json()))
+        mcp = httpx.post(
+            f"{server.url}/mcp",
+            headers={**_auth(outsider), "X-Turngraph-Memory": name},
+            json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        )
+        answers.append((mcp.status_code, mcp.json()))
+        return answers
+
+    # Another organization's memory and a name nobody uses: the same answers, word for word.
+    unknown = json.loads(json.dumps(ask("no-ledger")).replace("no-ledger", "ledger"))
+    assert ask("ledger") == [tuple(a) for a in unknown]
+    assert all(status == 404 for status, _ in unknown)
+    # And the name is free in the outsider's organization.
+    r = httpx.post(
+        f"{server.url}/v1/memories",
+        headers=_auth(outsider),
+        json={"name": "ledger", "retrieval": {"embedder": "none"}},
+    )
+    assert r.status_code == 201, r.text
+    assert r.json()["organization"] == "far"
+    assert server.db.memory("ledger").info().observations == 1
+    assert server.db.memory("ledger", organization="far").info().observations == 0
+
+
+def test_a_connection_to_another_organizations_memory_still_reaches_it(server: Running) -> None:
+    server.db.create_memory("handbook", retrieval={"embedder": "none"})
+    guest = server.principal("handbook-guest", organization="visitors")
+    r = httpx.put(
+        f"{server.url}/v1/admin/grants",
+        headers=_auth(server.admin_key),
+        json={"principal": "handbook-guest", "memory": "handbook", "tier": "read"},
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["organization"] == "default"
+    r = httpx.get(f"{server.url}/v1/memories/handbook", headers=_auth(guest))
+    assert r.status_code == 200, r.text
+    assert (r.json()["organization"], r.json()["tier"]) == ("default", "read")
+    # A memory of the guest's own organization takes the name first once it has one; the
+    # grant names the memory it connects, so the connection stays visible and revocable.
+    server.db.create_memory("handbook", organization="visitors", retrieval={"embedder": "none"})
+    r = httpx.get(f"{server.url}/v1/memories/handbook", headers=_auth(guest))
+    assert r.status_code == 403
+    grants = httpx.get(
+        f"{server.url}/v1/admin/grants",
+        headers=_auth(server.admin_key),
+        params={"principal": "handbook-guest"},
+    ).json()
+    assert [(g["memory"], g["organization"]) for g in grants] == [("handbook", "default")]
+    r = httpx.delete(
+        f"{server.url}/v1/admin/grants/handbook-guest/handbook",
+        headers=_auth(server.admin_key),
+        params={"organization": "default"},
+    )
+    assert r.status_code == 204, r.text

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import turngraph
 from turngraph.cli import build_parser, main
 
 
@@ -225,6 +226,23 @@ def test_keys_list_has_a_header(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert header.split() == ["ID", "PRINCIPAL", "NAME", "CREATED", "STATUS"]
     assert row.split()[1:3] == ["bot", "ci"]
     assert row.split()[-1] == "active"
+
+
+def test_grant_names_the_memorys_organization(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "cli.db"
+    with turngraph.open(db) as opened:
+        opened.create_memory("notes", organization="acme", retrieval={"embedder": "none"})
+    assert run(capsys, db, "keys", "create", "bot", "--org", "acme")[0] == 0
+    code, _, err = run(capsys, db, "grant", "bot", "notes")
+    assert code == 1
+    assert "no memory named 'notes'" in err
+    code, out, _ = run(capsys, db, "grant", "bot", "notes", "--org", "acme", "--json")
+    assert (code, json.loads(out)["tier"]) == (0, "read_write")
+    with turngraph.open(db) as opened:
+        grants = opened.access.list_grants("bot")
+        assert [(g.memory, g.organization) for g in grants] == [("notes", "acme")]
 
 
 def _parsers(parser: argparse.ArgumentParser) -> Iterator[argparse.ArgumentParser]:

@@ -6,12 +6,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Response
+from fastapi import APIRouter, Depends, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from turngraph.access import Caller
+from turngraph.database import Database
 from turngraph.errors import ForbiddenError, NotFoundError
 from turngraph.server.common import CallerDep, DatabaseDep, authenticated, responses
+from turngraph.store.base import GrantRow, MemoryRow
 
 router = APIRouter(tags=["admin"])
 
@@ -73,12 +75,15 @@ class MintedKey(KeyOut):
 class GrantIn(_In):
     principal: str = Field(min_length=1, max_length=64)
     memory: str = Field(min_length=1, max_length=64)
+    # The memory's organization (a name is unique per organization); the admin's by default.
+    organization: str | None = Field(default=None, min_length=1, max_length=64)
     tier: Literal["read", "read_write", "full"] = "read_write"
 
 
 class GrantOut(BaseModel):
     principal_id: str
     memory: str
+    organization: str  # the memory's
     tier: str
     created_at: datetime | None = None
 
@@ -101,6 +106,27 @@ def _principal(row: Any) -> PrincipalOut:
     )
 
 
+def _grant(row: GrantRow) -> GrantOut:
+    return GrantOut(
+        principal_id=row.principal_id,
+        memory=row.memory,
+        organization=row.organization,
+        tier=row.tier,
+        created_at=row.created_at,
+    )
+
+
+def _memory(db: Database, name: str, organization: str) -> MemoryRow:
+    row = db.store.get_memory(name, organization=organization)
+    if row is None:
+        raise NotFoundError(
+            f"no memory named {name!r} in organization {organization!r}",
+            memory=name,
+            organization=organization,
+        )
+    return row
+
+
 def _key(row: Any) -> KeyOut:
     return KeyOut(
         id=row.id,
@@ -113,16 +139,16 @@ def _key(row: Any) -> KeyOut:
 
 @router.get("/v1/whoami", response_model=WhoAmIOut, responses=responses(401))
 def whoami(db: DatabaseDep, caller: Annotated[Caller, Depends(authenticated)]) -> WhoAmIOut:
-    """The key's principal and its connections (an admin reaches every memory in full)."""
-    grants = [
-        GrantOut(principal_id=g.principal_id, memory=g.memory, tier=g.tier, created_at=g.created_at)
-        for g in db.access.list_grants(caller.principal.id)
-    ]
+    """The key's principal and its connections (an admin reaches every memory of its
+    organization in full)."""
+    grants = [_grant(g) for g in db.access.list_grants(caller.principal.id)]
     if caller.principal.admin:
+        own = caller.principal.organization
         grants = [
-            GrantOut(principal_id=caller.principal.id, memory=m.name, tier="full")
+            GrantOut(principal_id=caller.principal.id, memory=m.name, organization=own, tier="full")
             for m in db.store.list_memories()
-        ]
+            if m.organization == own
+        ] + [g for g in grants if g.organization != own]
     return WhoAmIOut(principal=_principal(caller.principal), key_id=caller.key_id, grants=grants)
 
 
@@ -170,27 +196,31 @@ def revoke_key(key_id: str, db: DatabaseDep, _: AdminDep) -> KeyOut:
 
 
 @router.put("/v1/admin/grants", response_model=GrantOut, responses=ERRS)
-def grant(body: GrantIn, db: DatabaseDep, _: AdminDep) -> GrantOut:
-    """Connect a principal to a memory at a tier (default ``read_write``), or change it."""
-    row = db.store.get_memory(body.memory)
-    if row is None:
-        raise NotFoundError(f"no memory named {body.memory!r}", memory=body.memory)
+def grant(body: GrantIn, db: DatabaseDep, caller: AdminDep) -> GrantOut:
+    """Connect a principal to a memory at a tier (default ``read_write``), or change it. The
+    memory is the one of that name in ``organization`` (the admin's by default)."""
+    row = _memory(db, body.memory, body.organization or caller.principal.organization)
     tier = db.access.grant(body.principal, row, body.tier)
-    return GrantOut(principal_id=body.principal, memory=body.memory, tier=tier)
+    return GrantOut(
+        principal_id=body.principal, memory=row.name, organization=row.organization, tier=tier
+    )
 
 
 @router.get("/v1/admin/grants", response_model=list[GrantOut], responses=ERRS)
 def list_grants(db: DatabaseDep, _: AdminDep, principal: str | None = None) -> list[GrantOut]:
-    return [
-        GrantOut(principal_id=g.principal_id, memory=g.memory, tier=g.tier, created_at=g.created_at)
-        for g in db.access.list_grants(principal)
-    ]
+    return [_grant(g) for g in db.access.list_grants(principal)]
 
 
 @router.delete("/v1/admin/grants/{principal}/{memory}", status_code=204, responses=ERRS)
-def revoke_grant(principal: str, memory: str, db: DatabaseDep, _: AdminDep) -> Response:
-    row = db.store.get_memory(memory)
-    if row is None:
-        raise NotFoundError(f"no memory named {memory!r}", memory=memory)
+def revoke_grant(
+    principal: str,
+    memory: str,
+    db: DatabaseDep,
+    caller: AdminDep,
+    organization: Annotated[str | None, Query(min_length=1, max_length=64)] = None,
+) -> Response:
+    """Disconnect a principal from the memory of that name in ``organization`` (the admin's
+    by default)."""
+    row = _memory(db, memory, organization or caller.principal.organization)
     db.access.revoke_grant(principal, row)
     return Response(status_code=204)

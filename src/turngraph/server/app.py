@@ -87,7 +87,7 @@ def _warm(db: Database) -> None:
         db.extractor.warm()
     for row in db.store.list_memories():
         try:
-            embedder = db.memory(row.name).embedder
+            embedder = db.memory(row.name, organization=row.organization).embedder
             if embedder is not None:
                 embedder.embed(["warm up"])
                 if isinstance(embedder, OnnxEmbedder):

@@ -134,14 +134,15 @@ def memory_name(name: str, *, status: int = 422) -> str:
 
 def bind(db: Database, caller: Caller, name: str, needed: Tier, *, bad_id: int = 422) -> Bound:
     """Open memory ``name`` for ``caller`` if its tier allows ``needed``: 422 for a malformed
-    id, 404 for an unknown memory, 403 without a sufficient connection."""
+    id, 404 for a name the caller's organization does not use (another organization's memory
+    reads the same), 403 without a sufficient connection."""
     memory_name(name, status=bad_id)
-    row = db.store.get_memory(name)
+    row = caller.find_memory(db.store, name)
     if row is None:
         raise NotFoundError(f"no memory named {name!r}", memory=name)
     tier = caller.require(db.store, row, needed)
     try:
-        memory = db.memory(name)
+        memory = db.memory(name, organization=row.organization)
     except ValueError as exc:  # a stored configuration that no longer parses
         raise HTTPProblem(
             503,

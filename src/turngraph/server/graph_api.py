@@ -206,7 +206,7 @@ def create_memory(body: MemoryIn, db: DatabaseDep, caller: CallerDep) -> MemoryI
         retrieval=body.retrieval,
         organization=caller.principal.organization,
     )
-    row = db.store.get_memory(memory.name)
+    row = db.store.get_memory(memory.name, organization=caller.principal.organization)
     assert row is not None
     if not caller.principal.admin:
         db.access.grant(caller.principal.id, row, "full")
@@ -226,13 +226,16 @@ def _check_visibility(caller: Caller, visibility: str, memory: str) -> None:
 @router.get("/memories", response_model=list[MemoryInfo], responses=_ok())
 def list_memories(db: DatabaseDep, caller: CallerDep) -> list[MemoryInfo]:
     """The memories the caller can reach, with its tier on each."""
+    rows = db.store.list_memories()
+    own = caller.principal.organization
+    taken = {row.name for row in rows if row.organization == own}
     out = []
-    for row in db.store.list_memories():
+    for row in rows:
         tier = caller.tier_on(db.store, row)
-        if tier is None:
-            continue
+        if tier is None or (row.organization != own and row.name in taken):
+            continue  # no access, or its name means the caller's own organization's memory
         try:
-            info = db.memory(row.name).info()
+            info = db.memory(row.name, organization=row.organization).info()
         except ValueError:  # a stored configuration that no longer parses: refused on use
             continue
         out.append(info.model_copy(update={"tier": tier}))
@@ -252,17 +255,22 @@ def update_memory(memory: str, body: MemoryPatch, db: DatabaseDep, caller: Calle
     b = _m(db, caller, memory, "full")
     if body.visibility is not None:
         _check_visibility(caller, body.visibility, memory)
-    info = db.update_memory(memory, visibility=body.visibility, retrieval=body.retrieval)
+    info = db.update_memory(
+        memory,
+        visibility=body.visibility,
+        retrieval=body.retrieval,
+        organization=b.row.organization,
+    )
     return info.model_copy(update={"tier": b.tier})
 
 
 @router.delete("/memories/{memory}", status_code=204, responses=_ok())
 def delete_memory(memory: str, db: DatabaseDep, caller: CallerDep) -> Response:
     """Delete a memory and everything in it (admin only)."""
-    _m(db, caller, memory, "full")
+    b = _m(db, caller, memory, "full")
     if not caller.principal.admin:
         raise ForbiddenError("only an admin may delete a whole memory", memory=memory)
-    db.delete_memory(memory)
+    db.delete_memory(memory, organization=b.row.organization)
     return Response(status_code=204)
 
 

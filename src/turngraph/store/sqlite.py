@@ -43,6 +43,66 @@ def load_migrations(dialect: str) -> list[tuple[str, str]]:
     return found
 
 
+# The first line of a migration that rebuilds a table (SQLite changes a table's constraints
+# only by creating the new table, copying the rows, dropping the old one and renaming).
+TABLE_REBUILD = "-- turngraph: table rebuild"
+
+
+def apply_migrations(conn: sqlite3.Connection, migrations: Sequence[tuple[str, str]]) -> None:
+    """Apply, in order, each of ``migrations`` (``[(name, sql), ...]``) that ``_migrations``
+    does not record yet, each in its own ``BEGIN IMMEDIATE`` transaction with foreign keys
+    enforced (two processes opening one file apply each migration once).
+
+    A migration that starts with :data:`TABLE_REBUILD` runs with foreign keys off (dropping
+    the old table must not cascade to the rows that reference it) and with
+    ``legacy_alter_table`` on (renaming the new table must leave the triggers and foreign keys
+    that name the table as written; SQLite would otherwise refuse the rename while they name
+    a table that is, for that moment, gone). Before it commits, ``PRAGMA foreign_key_check``
+    must find no row without its parent, or nothing of it is kept. Both settings are restored
+    afterwards, whatever happens.
+    """
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+    )
+    for name, sql in migrations:
+        rebuild = sql.startswith(TABLE_REBUILD)
+        if rebuild:  # both are no-ops inside a transaction: set before it begins
+            conn.execute("PRAGMA foreign_keys=OFF")
+            conn.execute("PRAGMA legacy_alter_table=ON")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                done = conn.execute("SELECT 1 FROM _migrations WHERE name = ?", (name,)).fetchone()
+                if not done:
+                    for statement in _split_sql(sql):
+                        conn.execute(statement)
+                    if rebuild:
+                        _check_foreign_keys(conn, name)
+                    conn.execute(
+                        "INSERT INTO _migrations (name, applied_at) VALUES (?, ?)",
+                        (name, to_db(datetime.now(UTC))),
+                    )
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        finally:
+            if rebuild:
+                conn.execute("PRAGMA legacy_alter_table=OFF")
+                conn.execute("PRAGMA foreign_keys=ON")
+
+
+def _check_foreign_keys(conn: sqlite3.Connection, migration: str) -> None:
+    broken = conn.execute("PRAGMA foreign_key_check").fetchall()
+    if broken:
+        table, rowid, parent = broken[0][0], broken[0][1], broken[0][2]
+        raise StoreError(
+            f"migration {migration} would leave {len(broken)} row(s) without their parent "
+            f"(first: {table} row {rowid} -> {parent}); nothing of it was applied",
+            migration=migration,
+        )
+
+
 # Connections kept open between leases: enough for a burst of readers to start without
 # opening files, few enough that idle memory and descriptors stay flat.
 IDLE_CONNECTIONS = 8
@@ -68,7 +128,7 @@ class SQLiteStore(AccessRows):
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self._lease() as conn:
-                self._migrate(conn)
+                apply_migrations(conn, load_migrations("sqlite"))
         except sqlite3.Error as exc:
             raise StoreError(
                 f"cannot open SQLite database {self.path}: {exc}", path=str(self.path)
@@ -129,27 +189,6 @@ class SQLiteStore(AccessRows):
         with contextlib.suppress(sqlite3.Error):
             conn.close()
 
-    def _migrate(self, conn: sqlite3.Connection) -> None:
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS _migrations "
-            "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
-        )
-        for name, sql in load_migrations("sqlite"):
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                done = conn.execute("SELECT 1 FROM _migrations WHERE name = ?", (name,)).fetchone()
-                if not done:
-                    for statement in _split_sql(sql):
-                        conn.execute(statement)
-                    conn.execute(
-                        "INSERT INTO _migrations (name, applied_at) VALUES (?, ?)",
-                        (name, to_db(datetime.now(UTC))),
-                    )
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-
     def _memory_lock(self, memory_id: int) -> threading.Lock:
         with self._guard:
             lock = self._locks.get(memory_id)
@@ -192,12 +231,12 @@ class SQLiteStore(AccessRows):
         assert cur.lastrowid is not None
         return MemoryRow(cur.lastrowid, name, visibility, retrieval, now, organization)
 
-    def get_memory(self, name: str) -> MemoryRow | None:
+    def get_memory(self, name: str, *, organization: str = "default") -> MemoryRow | None:
         with self._lease() as conn:
             row = conn.execute(
                 "SELECT id, name, visibility, retrieval, created_at, organization FROM memories "
-                "WHERE name = ?",
-                (name,),
+                "WHERE organization = ? AND name = ?",
+                (organization, name),
             ).fetchone()
         return None if row is None else _memory_row(row)
 
@@ -205,7 +244,7 @@ class SQLiteStore(AccessRows):
         with self._lease() as conn:
             rows = conn.execute(
                 "SELECT id, name, visibility, retrieval, created_at, organization FROM memories "
-                "ORDER BY name"
+                "ORDER BY name, organization"
             ).fetchall()
         return [_memory_row(r) for r in rows]
 

@@ -174,14 +174,16 @@ class AccessRows:
 
     def list_grants(self, principal_id: str | None = None) -> list[GrantRow]:
         sql = (
-            "SELECT g.principal_id, m.name, g.tier, g.created_at FROM grants g "
+            "SELECT g.principal_id, m.name, g.tier, g.created_at, m.organization FROM grants g "
             "JOIN memories m ON m.id = g.memory_id"
         )
         if principal_id is None:
-            rows = self._fetch(f"{sql} ORDER BY g.principal_id, m.name")
+            rows = self._fetch(f"{sql} ORDER BY g.principal_id, m.name, m.organization")
         else:
-            rows = self._fetch(f"{sql} WHERE g.principal_id = ? ORDER BY m.name", (principal_id,))
-        return [GrantRow(r[0], r[1], r[2], from_db(r[3])) for r in rows]
+            rows = self._fetch(
+                f"{sql} WHERE g.principal_id = ? ORDER BY m.name, m.organization", (principal_id,)
+            )
+        return [GrantRow(r[0], r[1], r[2], from_db(r[3]), r[4]) for r in rows]
 
     # -- HTTP idempotency ------------------------------------------------------------------
 

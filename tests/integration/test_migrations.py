@@ -1,0 +1,137 @@
+"""Migrations on a database written by the previous version: every row kept, the file sound."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import turngraph
+import turngraph.store.sqlite as sqlite_store
+from turngraph.errors import ConflictError, StoreError
+from turngraph.maintenance import check_database
+from turngraph.store.sqlite import TABLE_REBUILD, apply_migrations, load_migrations
+
+NAMES_PER_ORGANIZATION = "0011_memory_names_per_organization"
+
+
+def _tables(path: Path) -> dict[str, list[Any]]:
+    """Every row of every ordinary table, in rowid order (the migration record aside)."""
+    with closing(sqlite3.connect(path)) as conn:
+        names = [
+            r[0]
+            for r in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE "
+                "'CREATE VIRTUAL%' AND name NOT LIKE 'fts_%' AND name NOT LIKE 'sqlite_%' "
+                "AND name != '_migrations' ORDER BY name"
+            )
+        ]
+        return {n: conn.execute(f"SELECT * FROM {n} ORDER BY rowid").fetchall() for n in names}
+
+
+def _write_at_previous_version(path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A database the version before per-organization names wrote: memories of two
+    organizations, observations with entities, turns, a file, principals, a key, a grant,
+    vectors. Returns the key."""
+    previous = [m for m in load_migrations("sqlite") if m[0] < NAMES_PER_ORGANIZATION]
+    with monkeypatch.context() as patch:
+        patch.setattr(sqlite_store, "load_migrations", lambda dialect: previous)
+        with turngraph.open(path) as db:
+            team = db.create_memory("team")  # the default embedder: vectors too
+            team.add_observation(
+                title="Kickoff",
+                content="Alice leads Project Falcon for Acme Corp.",
+                entities=[{"name": "Alice", "type": "person", "description": "The lead"}],
+            )
+            team.remember("I work at Acme as VP of sales.", speaker="Dana")
+            team.put_file("notes/plan.txt", "The plan.", description="Plan")
+            other = db.create_memory("ledger", organization="acme", retrieval={"embedder": "none"})
+            other.remember("The budget is 40k.", speaker="Sam")
+            db.access.create_principal("bot", organization="acme")
+            _, key = db.access.create_key("bot")
+            row = db.store.get_memory("team")
+            assert row is not None
+            db.access.grant("bot", row, "read")
+    with closing(sqlite3.connect(path)) as conn:
+        schema = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'memories'").fetchone()
+        assert "name TEXT NOT NULL UNIQUE" in schema[0]  # really the previous schema
+    return key
+
+
+def test_memory_names_become_unique_per_organization_keeping_every_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "previous.db"
+    key = _write_at_previous_version(path, monkeypatch)
+    before = _tables(path)
+    assert all(before[t] for t in ("observations", "turns", "vectors", "api_keys", "grants"))
+
+    with turngraph.open(path) as db:
+        assert _tables(path) == before  # every row, with its id, as it was
+        with closing(sqlite3.connect(path)) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+            assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+            schema = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'memories'")
+            assert "UNIQUE (organization, name)" in schema.fetchone()[0]
+        assert check_database(path).ok, check_database(path).problems
+        # The name is now free in another organization, and still taken in its own.
+        db.create_memory("team", organization="acme", retrieval={"embedder": "none"})
+        with pytest.raises(ConflictError):
+            db.create_memory("team", retrieval={"embedder": "none"})
+        # What references a memory still works: the key and its grant, the triggers that
+        # index a write, and the cascade of a deletion.
+        caller = db.access.authenticate(key)
+        assert caller is not None
+        assert [(g.memory, g.tier) for g in db.access.list_grants("bot")] == [("team", "read")]
+        team = db.memory("team")
+        version = _index_version(path, "team")
+        team.add_observation(title="Budget", content="Falcon's budget is 2M.")
+        assert "budget" in {h.source.slug for h in team.recall("Falcon budget").hits}
+        assert _index_version(path, "team") > version  # its vectors were written
+        db.delete_memory("team")
+        assert db.access.list_grants("bot") == []
+    with closing(sqlite3.connect(path)) as conn:
+        assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    assert check_database(path).ok
+
+
+def _index_version(path: Path, memory: str) -> int:
+    with closing(sqlite3.connect(path)) as conn:
+        row = conn.execute("SELECT index_version FROM memories WHERE name = ?", (memory,))
+        return int(row.fetchone()[0])
+
+
+def test_a_table_rebuild_that_would_orphan_rows_is_not_applied(tmp_path: Path) -> None:
+    rebuild = f"""{TABLE_REBUILD}
+CREATE TABLE parents_rebuilt (id INTEGER PRIMARY KEY, name TEXT);
+INSERT INTO parents_rebuilt SELECT id, name FROM parents WHERE name != 'dropped';
+DROP TABLE parents;
+ALTER TABLE parents_rebuilt RENAME TO parents;
+"""
+    with closing(sqlite3.connect(tmp_path / "r.db", isolation_level=None)) as conn:
+        conn.execute("PRAGMA foreign_keys=ON")
+        apply_migrations(
+            conn,
+            [
+                (
+                    "0001_tables",
+                    "CREATE TABLE parents (id INTEGER PRIMARY KEY, name TEXT);\n"
+                    "CREATE TABLE children (parent INTEGER REFERENCES parents(id));\n"
+                    "INSERT INTO parents VALUES (1, 'kept'), (2, 'dropped');\n"
+                    "INSERT INTO children VALUES (1), (2);\n",
+                )
+            ],
+        )
+        with pytest.raises(StoreError, match="without their parent") as caught:
+            apply_migrations(conn, [("0002_rebuild", rebuild)])
+        assert caught.value.migration == "0002_rebuild"
+        assert conn.execute("SELECT name FROM parents ORDER BY id").fetchall() == [
+            ("kept",),
+            ("dropped",),
+        ]
+        assert conn.execute("SELECT name FROM _migrations").fetchall() == [("0001_tables",)]
+        assert conn.execute("PRAGMA foreign_keys").fetchone() == (1,)
+        assert conn.execute("PRAGMA legacy_alter_table").fetchone() == (0,)
