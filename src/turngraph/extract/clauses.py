@@ -197,7 +197,12 @@ class Clause:
     @functools.cached_property
     def text(self) -> str:
         """The clause as written (its words are not changed once it is read)."""
-        return _GLUE.sub(r"\1", " ".join(self.words))
+        return glue(" ".join(self.words))
+
+
+def glue(text: str) -> str:
+    """Tokens joined by spaces, written back as text: "someone 's life" -> "someone's life"."""
+    return _GLUE.sub(r"\1", text)
 
 
 def split_clauses(words: list[str]) -> list[tuple[str, list[str]]]:

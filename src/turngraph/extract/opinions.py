@@ -10,7 +10,7 @@ thing important, key or crucial says what the speaker values.
 from __future__ import annotations
 
 from turngraph.extract import vocab as v
-from turngraph.extract.clauses import Clause, is_finite, is_past, is_verb
+from turngraph.extract.clauses import Clause, glue, is_finite, is_past, is_verb
 from turngraph.extract.findings import TurnState
 from turngraph.extract.lexicon import lemma
 from turngraph.extract.phrases import doing_phrase, gerund, strip_articles
@@ -63,7 +63,11 @@ _NOT_TOPICS = frozenset(
 _DANGLING = frozenset("a an the of to for with on in at by about from based and or my".split())
 # Words that show the "topic" is a clause of its own: "winning must have been thrilling".
 _CUT_OFF = frozenset("not n't never 've 'd 'll".split())
-MAX_TOPIC_WORDS = 6
+MAX_TOPIC_WORDS = 8
+# Verbs that need what follows them: "made me think how much ...".
+_UNFINISHED = frozenset("think realize realise wonder see know feel reflect".split())
+# Words that open a clause of their own: "when times are hard" judges no thing.
+_SUBORDINATE = frozenset("when if because since while as though although unless until".split())
 # Words that may follow a judgement without it judging them: "rewarding too", "tough but".
 _AFTER_JUDGEMENT = frozenset(
     "to for when too though tho honestly lol haha now lately sometimes at in with but yet and "
@@ -77,6 +81,7 @@ _EFFECT_VERBS = frozenset(
 )
 _EFFECT_BREAKS = frozenset("but because cause when which how what why who where".split())
 _SUBJECTS = frozenset("i we you he she they it".split())
+_VAGUE_THINGS = frozenset("moments moment things thing stuff times experiences feelings".split())
 _TIMES = frozenset("today tonight yesterday week weekend day time month year morning".split())
 
 
@@ -99,7 +104,9 @@ class OpinionRules(TurnState):
             return self._keep_opinion(words[at + 1 : topic_end], lows[topic_end:], judged)
         # "I love all kinds of music but jazz is my favorite": a clause about the speaker may
         # go on to judge something else after a comma, "and" or "but".
-        own = clause.subject in ("self", "person", "you", "imperative")
+        # "Support from loved ones is vital" reads like an imperative until its "is".
+        ordered = clause.subject == "imperative" and not any(w in _COPULAS for w in lows[:7])
+        own = clause.subject in ("self", "person", "you") or ordered
         whole = False
         for n, (start, end) in enumerate(_segments(lows, own=own)):
             said = lows[start:end]
@@ -140,8 +147,11 @@ class OpinionRules(TurnState):
             or any(w in _NOT_TOPICS or w in v.MODALS or w in _CUT_OFF for w in lows)
             or all(w in _TIMES for w in lows)
             or lows[-1] in _DANGLING
+            or lows[0] in _SUBORDINATE
+            or lows[-1] in _VAGUE_THINGS
+            or (len(lows) == 1 and (is_past(lows[0]) or lows[0].endswith("ed")))
         ):
-            return False
+            return False  # not "those moments", not "focused" cut from "resilient and focused"
         if any(w in ',;:!?()"' for w in lows):
             return False
         if lows[0] in _POINTING:
@@ -160,6 +170,7 @@ class OpinionRules(TurnState):
             if first[1:].islower() and first.casefold() not in self.known:
                 first = first.lower()  # "Watching the sunset is ..." at a sentence's start
             topic = owner + " ".join([first, *topic_words[1:]])
+        topic = glue(topic)
         i = judged if judged is not None else 0
         while i < len(said) and (said[i] in _COPULAS or said[i] in _INTENSIFIERS):
             i += 1
@@ -251,11 +262,15 @@ def _what_it_does(said: list[str]) -> str:
     for j, w in enumerate(said[i:], start=i):
         low = w.lower()
         nxt = lows[j + 1] if j + 1 < len(lows) else ""
+        if low in _EFFECT_BREAKS and out and out[-1] in _UNFINISHED:
+            return ""  # "made me think how much ...": cut before it says what
         if w in ',;:!?()"-' or low in _EFFECT_BREAKS or (low == "so" and nxt in _SUBJECTS):
             break
         if low in ("so", "such", "really", "truly", "always", "just", "much"):
             continue  # "brings me so much joy"
-        if out and low in ("and", "or") and len(out) >= 3:
+        if out and low in ("and", "or") and len(out) >= 3 and out[-1] not in ("me", "us"):
+            if is_verb(out[-1]) and out[-2] in ("me", "us"):
+                return ""  # "helped me accept and grow into ...": the rest is needed
             break
         out.append(low if not w[1:].islower() or not w[:1].isupper() else w)
         if len(out) >= 7:
