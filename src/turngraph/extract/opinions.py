@@ -81,6 +81,7 @@ _EFFECT_VERBS = frozenset(
 )
 _EFFECT_BREAKS = frozenset("but because cause when which how what why who where".split())
 _SUBJECTS = frozenset("i we you he she they it".split())
+_LISTENER = frozenset("you your yourself yours".split())
 _VAGUE_THINGS = frozenset("moments moment things thing stuff times experiences feelings".split())
 _TIMES = frozenset("today tonight yesterday week weekend day time month year morning".split())
 
@@ -106,8 +107,11 @@ class OpinionRules(TurnState):
         # go on to judge something else after a comma, "and" or "but".
         # "Support from loved ones is vital" reads like an imperative until its "is".
         ordered = clause.subject == "imperative" and not any(w in _COPULAS for w in lows[:7])
-        own = clause.subject in ("self", "person", "you") or ordered
+        # "Playing it helps me ...": a gerund subject, not a dropped "I".
+        gerund_led = clause.elided and lows[0].endswith("ing")
+        own = (clause.subject in ("self", "person", "you") and not gerund_led) or ordered
         whole = False
+        known = len(self.out.attributes)
         for n, (start, end) in enumerate(_segments(lows, own=own)):
             said = lows[start:end]
             at = next(
@@ -119,7 +123,11 @@ class OpinionRules(TurnState):
                 words[start : start + at], said[at:], None, words[start:end][at:]
             ):
                 whole = whole or n == 0
-        return whole
+        # "Losing my job gave me the push ...": the speaker's own doing is an event as well,
+        # unless the clause said it is a doing they enjoy ("baking for people is something
+        # I enjoy").
+        liked = any(a.key == "likes" for a in self.out.attributes[known:])
+        return whole and (not gerund_led or liked)
 
     def _keep_opinion(
         self,
@@ -144,7 +152,9 @@ class OpinionRules(TurnState):
         if (
             not lows
             or len(lows) > MAX_TOPIC_WORDS
-            or any(w in _NOT_TOPICS or w in v.MODALS or w in _CUT_OFF for w in lows)
+            or any(w in v.MODALS or w in _CUT_OFF for w in lows)
+            # a doing may say whose ("starting my own store"); a thing may not ("my life")
+            or any(w in _NOT_TOPICS for w in (lows[:1] if _is_doing(lows) else lows))
             or all(w in _TIMES for w in lows)
             or lows[-1] in _DANGLING
             or lows[0] in _SUBORDINATE
@@ -164,7 +174,25 @@ class OpinionRules(TurnState):
             if not topic:
                 return False
         else:
-            if any(w in v.PRONOUN_OBJECTS for w in lows) or lows[0] in v.SUBJECT_PRONOUNS:
+            if "it" in lows[1:] and self.topic and lows[0].endswith("ing"):
+                # "Guitar's mostly my thing. Playing it helps me ...": playing guitar
+                topic_words = [self.topic if w.lower() == "it" else w for w in topic_words]
+                lows = [w.lower() for w in topic_words]
+            if "you" in lows[1:] and self.addressee and lows[lows.index("you") - 1] == "like":
+                # "working with passionate people like you"
+                topic_words = [self.addressee if w.lower() == "you" else w for w in topic_words]
+                lows = [w.lower() for w in topic_words]
+            # "being a role model for them" names a doing; "making it" does not, and nor
+            # does a doing of the listener's ("starting your own business")
+            doing_words = [] if _is_doing(lows) else lows
+            if any(w in _LISTENER or w in _SUBJECTS for w in lows[1:]):
+                return False
+            if (
+                any(w in v.PRONOUN_OBJECTS for w in doing_words)
+                or lows[0] in v.SUBJECT_PRONOUNS
+                or lows[0] in v.PRONOUN_OBJECTS
+                or (len(lows) > 1 and lows[1] in v.PRONOUN_OBJECTS)
+            ):
                 return False
             first = topic_words[0]
             if first[1:].islower() and first.casefold() not in self.known:
@@ -176,17 +204,25 @@ class OpinionRules(TurnState):
             i += 1
         # Praise says little of a thing, but of a doing it says the speaker enjoys it:
         # "connecting with fellow gamers is always awesome".
-        doing = lows[0].endswith("ing") and lows[0] not in v.ING_WORDS and not owner
+        doing = _is_doing(lows) and not owner
         adjectives = _judgements(said[i:], praise=doing)
         if not adjectives:
+            if lows[0] not in _POINTING and _enjoyed(said[i:]):
+                # "Being a positive role model for them is something I enjoy"
+                self.out.attribute(self._speaker(), "likes", topic)
+                self.topic = topic
+                return True
             effect = _what_it_does(as_said or said)
             if effect:
                 # "painting helps me explore my identity", "dance is my stress relief"
                 self.out.attribute(self._speaker(), "opinions", f"{topic}: {effect}")
                 self.topic = topic
                 return True
-            if lows[0] not in _POINTING:
-                self.topic = topic  # "contemporary is my top pick. It's so expressive"
+            praised = i < len(said) and (said[i] in _PRAISE or said[i] in v.ADJECTIVES)
+            if lows[0] not in _POINTING and not praised:
+                # "contemporary is my top pick. It's so expressive"; not "the creativity is
+                # awesome. Plus, making it is so calming", where "it" is still the pottery
+                self.topic = topic
             return False
         speaker = self._speaker()
         if adjectives[0] in _VALUING:
@@ -197,11 +233,16 @@ class OpinionRules(TurnState):
         return True
 
     def _follow_topic(
-        self, actions: int, attributes: int, topic: str, *, about_listener: bool
+        self, actions: int, attributes: int, topic: str, *, about_listener: bool, planned: bool
     ) -> None:
         """What the clause just read spoke of becomes what "it" points to, unless the clause
         named its topic itself ("but jazz is my favorite")."""
         if self.topic != topic:
+            return
+        if planned:
+            # "I can make a special experience for my customers. It's tough": what is only
+            # planned is not what "it" is.
+            self.topic = ""
             return
         said = ""
         if len(self.out.actions) > actions:
@@ -228,7 +269,7 @@ def _segments(lows: list[str], *, own: bool) -> list[tuple[int, int]]:
         nxt = cuts[n + 1] if n + 1 < len(cuts) else len(lows)
         if i <= start:
             continue
-        if lows[i] in ("but", "and") and not (
+        if lows[i] in ("but", "and", "that") and not (
             any(
                 w in _COPULAS or _effect_at(lows, j) for j, w in enumerate(lows) if i + 2 <= j < nxt
             )
@@ -236,9 +277,22 @@ def _segments(lows: list[str], *, own: bool) -> list[tuple[int, int]]:
         ):
             continue  # "conversations about X and Y are so necessary": one subject
         out.append((start, i))
-        start = i + 1 if lows[i] in (",", ";") else i
+        start = i + 1 if lows[i] in (",", ";", "that") else i
     out.append((start, len(lows)))
     return out
+
+
+def _is_doing(lows: list[str]) -> bool:
+    """ "starting my own store", "being a role model": a gerund phrase."""
+    return lows[0].endswith("ing") and (lows[0] not in v.ING_WORDS or lows[0] == "being")
+
+
+def _enjoyed(said: list[str]) -> bool:
+    """ "something I really enjoy", "what I love most": the speaker likes the thing."""
+    if len(said) < 3 or said[0] not in ("something", "what", "one"):
+        return False
+    rest = [w for w in said[1:5] if w not in ("of", "the", "things", "thing", "really", "truly")]
+    return rest[:1] == ["i"] and len(rest) > 1 and rest[1] in ("enjoy", "love", "like", "adore")
 
 
 def _effect_at(lows: list[str], i: int) -> bool:

@@ -314,7 +314,11 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules, OpinionRule
                 continue
             before = len(self.out.actions), len(self.out.attributes), topic
             self._clause(clause, hedged=hedged or conditional, time=pending_time)
-            self._follow_topic(*before, about_listener=clause.subject == "you")
+            self._follow_topic(
+                *before,
+                about_listener=clause.subject == "you",
+                planned=clause.modal in ("can", "future", "intent", "would", "should"),
+            )
             pending_time = None
             if clause.subject in ("self", "person"):
                 carried = clause
