@@ -246,8 +246,13 @@ class ClauseFacts(TurnState):
             "consider",
         ):
             when = self._time(c, time, future=True)
-            if when is None and (np or pps) and verb not in v.LIGHT_VERBS | {"have"}:
-                obj = np or pps[0][1]
+            entering = verb in ("go", "get") and any(prep == "into" for prep, _ in pps)
+            if (
+                when is None
+                and (np or pps)
+                and (verb not in v.LIGHT_VERBS | {"have"} or entering)  # "go into policymaking"
+            ):
+                obj = np or (["into", *pps[0][1]] if entering else pps[0][1])
                 if np and pps and np[-1].lower() in _RELATIONAL and len(np) + len(pps[0][1]) < 8:
                     obj = [*np, pps[0][0], *pps[0][1]]  # "blend my love for dance and fashion"
                 if not names_nothing(obj):

@@ -251,6 +251,10 @@ class KeyedRules(TurnState):
                 items = [gerund(lemma(rest[1].lower())), *rest[2:]]
             if items and items[0].lower().endswith("ing") and len(items) > 1:
                 doing = doing_phrase(Clause(words=[], verb=items[0].lower(), rest=items[1:]))
+                said_words = doing.split()
+                if len(said_words) > 2 and said_words[1].lower() in _DEMONSTRATIVES:
+                    # "love making this chocolate cake": making chocolate cake
+                    doing = " ".join([said_words[0], *said_words[2:]])
                 if names_nothing(doing.split()[1:] or ["x"]):
                     return False
                 if doing:
@@ -332,3 +336,6 @@ class KeyedRules(TurnState):
                 self.out.attribute(who, "birthday", f"{when.when:%B} {when.when.day}")
             return True
         return False
+
+
+_DEMONSTRATIVES = frozenset("this that these those".split())

@@ -137,68 +137,10 @@ class OpinionRules(TurnState):
         as_said: list[str] | None = None,
     ) -> bool:
         """Keep what is said of a thing (``said``, lower case; ``as_said``, as written)."""
-        while topic_words and topic_words[0].lower() in v.DISCOURSE | {"and", "but", "so"}:
-            topic_words = topic_words[1:]
-        owner = ""
-        if topic_words and topic_words[0].lower() == "your":
-            # "your perseverance is inspiring": the listener's, said by the speaker
-            if not self.addressee or self.addressee.casefold() in ("user", "assistant"):
-                return False
-            owner, topic_words = f"{self.addressee}'s ", topic_words[1:]
-        topic_words = strip_articles(topic_words)
-        while topic_words and topic_words[-1].lower() in _BEFORE_VERB:
-            topic_words = topic_words[:-1]  # "dancing has kept me going", "yoga really helps"
-        lows = [w.lower() for w in topic_words]
-        if (
-            not lows
-            or len(lows) > MAX_TOPIC_WORDS
-            or any(w in v.MODALS or w in _CUT_OFF for w in lows)
-            # a doing may say whose ("starting my own store"); a thing may not ("my life")
-            or any(w in _NOT_TOPICS for w in (lows[:1] if _is_doing(lows) else lows))
-            or all(w in _TIMES for w in lows)
-            or lows[-1] in _DANGLING
-            or lows[0] in _SUBORDINATE
-            or lows[-1] in _VAGUE_THINGS
-            or (len(lows) == 1 and (is_past(lows[0]) or lows[0].endswith("ed")))
-        ):
-            return False  # not "those moments", not "focused" cut from "resilient and focused"
-        if any(w in ',;:!?()"' for w in lows):
+        found = self._topic_of(topic_words, said)
+        if found is None:
             return False
-        if lows[0] in _POINTING:
-            if len(lows) > 1:
-                return False
-            topic = self.topic
-            if lows[0] == "it":
-                # "it's so rewarding to see it pay off": what "it" stands for comes after
-                topic = _deferred(said) or topic
-            if not topic:
-                return False
-        else:
-            if "it" in lows[1:] and self.topic and lows[0].endswith("ing"):
-                # "Guitar's mostly my thing. Playing it helps me ...": playing guitar
-                topic_words = [self.topic if w.lower() == "it" else w for w in topic_words]
-                lows = [w.lower() for w in topic_words]
-            if "you" in lows[1:] and self.addressee and lows[lows.index("you") - 1] == "like":
-                # "working with passionate people like you"
-                topic_words = [self.addressee if w.lower() == "you" else w for w in topic_words]
-                lows = [w.lower() for w in topic_words]
-            # "being a role model for them" names a doing; "making it" does not, and nor
-            # does a doing of the listener's ("starting your own business")
-            doing_words = [] if _is_doing(lows) else lows
-            if any(w in _LISTENER or w in _SUBJECTS for w in lows[1:]):
-                return False
-            if (
-                any(w in v.PRONOUN_OBJECTS for w in doing_words)
-                or lows[0] in v.SUBJECT_PRONOUNS
-                or lows[0] in v.PRONOUN_OBJECTS
-                or (len(lows) > 1 and lows[1] in v.PRONOUN_OBJECTS)
-            ):
-                return False
-            first = topic_words[0]
-            if first[1:].islower() and first.casefold() not in self.known:
-                first = first.lower()  # "Watching the sunset is ..." at a sentence's start
-            topic = owner + " ".join([first, *topic_words[1:]])
-        topic = glue(topic)
+        topic, lows, owner = found
         i = judged if judged is not None else 0
         while i < len(said) and (said[i] in _COPULAS or said[i] in _INTENSIFIERS):
             i += 1
@@ -231,6 +173,74 @@ class OpinionRules(TurnState):
             self.out.attribute(speaker, "opinions", f"{topic}: {' and '.join(adjectives)}")
         self.topic = topic
         return True
+
+    def _topic_of(
+        self, topic_words: list[str], said: list[str]
+    ) -> tuple[str, list[str], str] | None:
+        """The thing a clause speaks of, from the words before its verb: (the thing, its
+        words in lower case, whose it is when the listener's); None when it names none."""
+        while topic_words and topic_words[0].lower() in v.DISCOURSE | {"and", "but", "so"}:
+            topic_words = topic_words[1:]
+        owner = ""
+        if topic_words and topic_words[0].lower() == "your":
+            # "your perseverance is inspiring": the listener's, said by the speaker
+            if not self.addressee or self.addressee.casefold() in ("user", "assistant"):
+                return None
+            owner, topic_words = f"{self.addressee}'s ", topic_words[1:]
+        topic_words = strip_articles(topic_words)
+        while topic_words and topic_words[-1].lower() in _BEFORE_VERB:
+            topic_words = topic_words[:-1]  # "dancing has kept me going", "yoga really helps"
+        lows = [w.lower() for w in topic_words]
+        if (
+            not lows
+            or len(lows) > MAX_TOPIC_WORDS
+            or any(w in v.MODALS or w in _CUT_OFF for w in lows)
+            # a doing may say whose ("starting my own store"); a thing may not ("my life")
+            or any(w in _NOT_TOPICS for w in (lows[:1] if _is_doing(lows) else lows))
+            or all(w in _TIMES for w in lows)
+            or lows[-1] in _DANGLING
+            or lows[0] in _SUBORDINATE
+            or lows[-1] in _VAGUE_THINGS
+            or (len(lows) == 1 and (is_past(lows[0]) or lows[0].endswith("ed")))
+        ):
+            return None  # not "those moments", not "focused" cut from "resilient and focused"
+        if any(w in ',;:!?()"' for w in lows):
+            return None
+        if lows[0] in _POINTING:
+            if len(lows) > 1:
+                return None
+            topic = self.topic
+            if lows[0] == "it":
+                # "it's so rewarding to see it pay off": what "it" stands for comes after
+                topic = _deferred(said) or topic
+            if not topic:
+                return None
+        else:
+            if "it" in lows[1:] and self.topic and lows[0].endswith("ing"):
+                # "Guitar's mostly my thing. Playing it helps me ...": playing guitar
+                topic_words = [self.topic if w.lower() == "it" else w for w in topic_words]
+                lows = [w.lower() for w in topic_words]
+            if "you" in lows[1:] and self.addressee and lows[lows.index("you") - 1] == "like":
+                # "working with passionate people like you"
+                topic_words = [self.addressee if w.lower() == "you" else w for w in topic_words]
+                lows = [w.lower() for w in topic_words]
+            # "being a role model for them" names a doing; "making it" does not, and nor
+            # does a doing of the listener's ("starting your own business")
+            doing_words = [] if _is_doing(lows) else lows
+            if any(w in _LISTENER or w in _SUBJECTS for w in lows[1:]):
+                return None
+            if (
+                any(w in v.PRONOUN_OBJECTS for w in doing_words)
+                or lows[0] in v.SUBJECT_PRONOUNS
+                or lows[0] in v.PRONOUN_OBJECTS
+                or (len(lows) > 1 and lows[1] in v.PRONOUN_OBJECTS)
+            ):
+                return None
+            first = topic_words[0]
+            if first[1:].islower() and first.casefold() not in self.known:
+                first = first.lower()  # "Watching the sunset is ..." at a sentence's start
+            topic = owner + " ".join([first, *topic_words[1:]])
+        return glue(topic), lows, owner
 
     def _follow_topic(
         self, actions: int, attributes: int, topic: str, *, about_listener: bool, planned: bool
