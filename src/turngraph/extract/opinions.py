@@ -77,9 +77,10 @@ _AFTER_JUDGEMENT = frozenset(
 _EFFECT_VERBS = frozenset(
     "helps helped keeps kept gets got fuels fueled lets gives gave makes made brings "
     "brought reminds reminded calms inspires inspired motivates motivated relaxes "
-    "teaches taught help keep get fuel give make bring remind calm inspire motivate teach".split()
+    "teaches taught allow allows help keep get fuel give make bring remind calm inspire motivate "
+    "teach".split()
 )
-_EFFECT_BREAKS = frozenset("but because cause when which how what why who where".split())
+_EFFECT_BREAKS = frozenset("but because cause when which how what why who where that".split())
 _SUBJECTS = frozenset("i we you he she they it".split())
 _LISTENER = frozenset("you your yourself yours".split())
 _VAGUE_THINGS = frozenset("moments moment things thing stuff times experiences feelings".split())
@@ -114,6 +115,10 @@ class OpinionRules(TurnState):
         known = len(self.out.attributes)
         for n, (start, end) in enumerate(_segments(lows, own=own)):
             said = lows[start:end]
+            how = _how_at(said)
+            if how and self._keep_how(words[start + how : end]):
+                whole = whole or n == 0
+                continue
             at = next(
                 (i for i, w in enumerate(said[:9]) if w in _COPULAS or _effect_at(said, i)), -1
             )
@@ -172,6 +177,25 @@ class OpinionRules(TurnState):
         else:
             self.out.attribute(speaker, "opinions", f"{topic}: {' and '.join(adjectives)}")
         self.topic = topic
+        return True
+
+    def _keep_how(self, words: list[str]) -> bool:
+        """ "(It's so cool how) fantasy stories allow me to explore other cultures": the
+        thing, and what the speaker marvels that it does."""
+        lows = [w.lower() for w in words]
+        window = list(enumerate(lows[: MAX_TOPIC_WORDS + 1]))[1:]
+        # a modal or a verb of effect first: "minor tweaks to the system can make ..."
+        verb = next((j for j, w in window if w in _EFFECT_VERBS or w in v.MODALS), -1)
+        if verb < 0:
+            verb = next((j for j, w in window if is_finite(w)), -1)
+        if verb < 0:
+            return False
+        found = self._topic_of(words[:verb], lows[verb:])
+        effect = _what_it_does(words[verb:], mine=False)
+        if found is None or not effect or found[1][0] in _POINTING:
+            return False
+        self.out.attribute(self._speaker(), "opinions", f"{found[0]}: {effect}")
+        self.topic = found[0]
         return True
 
     def _topic_of(
@@ -297,6 +321,19 @@ def _is_doing(lows: list[str]) -> bool:
     return lows[0].endswith("ing") and (lows[0] not in v.ING_WORDS or lows[0] == "being")
 
 
+def _how_at(lows: list[str]) -> int:
+    """In "it's so cool how ...": where what follows "how" starts; 0 when it is not that."""
+    if len(lows) < 5 or lows[0] not in ("it", "its") or "how" not in lows[1:7]:
+        return 0
+    at = lows.index("how")
+    marvel = [w for w in lows[1:at] if w not in _COPULAS and w not in _INTENSIFIERS]
+    if len(marvel) != 1 or (marvel[0] not in _PRAISE and marvel[0] not in _JUDGING):
+        return 0
+    while at + 1 < len(lows) and lows[at + 1] in ("much", "just", "even", "a", "little"):
+        at += 1  # "how much playing a game can help us grow"
+    return at + 1
+
+
 def _enjoyed(said: list[str]) -> bool:
     """ "something I really enjoy", "what I love most": the speaker likes the thing."""
     if len(said) < 3 or said[0] not in ("something", "what", "one"):
@@ -313,15 +350,18 @@ def _effect_at(lows: list[str], i: int) -> bool:
     )
 
 
-def _what_it_does(said: list[str]) -> str:
+def _what_it_does(said: list[str], *, mine: bool = True) -> str:
     """ "helps me explore my identity", "is my stress relief", "'s a fun way to express my
     feelings": what a thing does or is for the speaker, in a few words; "" when it is not
     about the speaker."""
     lows = [w.lower() for w in said]
     i = 0
+    while i < len(lows) and lows[i] in v.MODALS:
+        i += 1  # "can help us grow"
+    modal = i
     while i < len(lows) and lows[i] in _COPULAS | {"has", "been", "like", "kind", "of"}:
         i += 1
-    copular = i > 0
+    copular = i > modal
     out: list[str] = []
     for j, w in enumerate(said[i:], start=i):
         low = w.lower()
@@ -341,8 +381,7 @@ def _what_it_does(said: list[str]) -> str:
             break
     while out and out[-1] in _DANGLING | {"i", "we", "me", "us"}:
         out.pop()
-    mine = any(w in ("me", "my", "us", "our") for w in out)
-    if not mine or len(out) < 2:
+    if len(out) < 2 or (mine and not any(w in ("me", "my", "us", "our") for w in out)):
         return ""
     if copular and not (out[0] in ("my", "our") or "way" in out[:4] or out[0] in ("an", "a")):
         return ""  # "is part of my life" says less than it seems; "is my escape" says it
