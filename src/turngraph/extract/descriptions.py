@@ -42,6 +42,7 @@ _STANCE = {
     ("eager", "to"): "be excited to",
     ("keen", "to"): "be excited to",
     ("determined", "to"): "be determined to",
+    ("tempted", "to"): "be tempted to",
     ("looking", "forward"): "look forward to",
     ("great", "at"): "skills",
 }

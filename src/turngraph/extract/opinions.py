@@ -64,6 +64,7 @@ _DANGLING = frozenset("a an the of to for with on in at by about from based and 
 # Words that show the "topic" is a clause of its own: "winning must have been thrilling".
 _CUT_OFF = frozenset("not n't never 've 'd 'll".split())
 MAX_TOPIC_WORDS = 8
+MAX_VALUE_WORDS = 8
 # Verbs that need what follows them: "made me think how much ...".
 _UNFINISHED = frozenset("think realize realise wonder see know feel reflect".split())
 # Words that open a clause of their own: "when times are hard" judges no thing.
@@ -80,6 +81,8 @@ _EFFECT_VERBS = frozenset(
     "teaches taught allow allows help keep get fuel give make bring remind calm inspire motivate "
     "teach".split()
 )
+_LOOSE_ENDS = frozenset("i we me us any some every more big great little much be want".split())
+_NEEDS_OBJECT = frozenset("make makes made give gives gave get gets got help helps helped".split())
 _EFFECT_BREAKS = frozenset("but because cause when which how what why who where that".split())
 _SUBJECTS = frozenset("i we you he she they it".split())
 _LISTENER = frozenset("you your yourself yours".split())
@@ -159,7 +162,7 @@ class OpinionRules(TurnState):
                 self.out.attribute(self._speaker(), "likes", topic)
                 self.topic = topic
                 return True
-            effect = _what_it_does(as_said or said)
+            effect = _what_it_does(as_said or said, room=MAX_VALUE_WORDS - len(lows))
             if effect:
                 # "painting helps me explore my identity", "dance is my stress relief"
                 self.out.attribute(self._speaker(), "opinions", f"{topic}: {effect}")
@@ -191,7 +194,7 @@ class OpinionRules(TurnState):
         if verb < 0:
             return False
         found = self._topic_of(words[:verb], lows[verb:])
-        effect = _what_it_does(words[verb:], mine=False)
+        effect = _what_it_does(words[verb:], mine=False, room=MAX_VALUE_WORDS - verb)
         if found is None or not effect or found[1][0] in _POINTING:
             return False
         self.out.attribute(self._speaker(), "opinions", f"{found[0]}: {effect}")
@@ -350,7 +353,7 @@ def _effect_at(lows: list[str], i: int) -> bool:
     )
 
 
-def _what_it_does(said: list[str], *, mine: bool = True) -> str:
+def _what_it_does(said: list[str], *, mine: bool = True, room: int = 7) -> str:
     """ "helps me explore my identity", "is my stress relief", "'s a fun way to express my
     feelings": what a thing does or is for the speaker, in a few words; "" when it is not
     about the speaker."""
@@ -377,10 +380,12 @@ def _what_it_does(said: list[str], *, mine: bool = True) -> str:
                 return ""  # "helped me accept and grow into ...": the rest is needed
             break
         out.append(low if not w[1:].islower() or not w[:1].isupper() else w)
-        if len(out) >= 7:
-            break
-    while out and out[-1] in _DANGLING | {"i", "we", "me", "us"}:
-        out.pop()
+        if len(out) >= max(3, min(room, 7)):
+            break  # an opinion stays short: the thing and what it does in a few words
+    while out and out[-1] in _DANGLING | _LOOSE_ENDS:
+        out.pop()  # "give us strength to tackle any" -> "give us strength to tackle"
+    if out and out[-1] in _NEEDS_OBJECT:
+        return ""  # "make a big ..." cut before what it makes
     if len(out) < 2 or (mine and not any(w in ("me", "my", "us", "our") for w in out)):
         return ""
     if copular and not (out[0] in ("my", "our") or "way" in out[:4] or out[0] in ("an", "a")):

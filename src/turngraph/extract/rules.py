@@ -83,9 +83,8 @@ _CORRECTION_LEAD = re.compile(
 _DOUBLED = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.I)
 _PARTS = re.compile(r"(?<!\s)\s*(?:[,;:]|\s-\s|\bbut\b)\s*", re.I)
 _TRAILING_QUESTION = re.compile(
-    r",\s*(?:any|anything|anyone|anybody|thoughts|what|how|did|do|does|is|are|was|were|have|"
-    r"has|can|could|would|will|"
-    r"where|when|why|who)\b[^,]*\?$",
+    r"(?:,|\s-+)\s*(?:any|anything|anyone|anybody|thoughts|what|how|did|do|does|is|are|was|"
+    r"were|have|has|can|could|would|will|want|wanna|where|when|why|who)\b[^,-]*\?$",
     re.I,
 )
 _SARCASM = re.compile(r"^(?:oh\s+)?(?:sure|yeah right|riiight)\b\W", re.I)
