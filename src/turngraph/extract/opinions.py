@@ -299,18 +299,21 @@ def _segments(lows: list[str], *, own: bool) -> list[tuple[int, int]]:
     """Where the parts of a clause start and end: at a comma, and at "and" or "but" when
     what follows has a verb of being ("..., and running is rewarding"; not "expressive and
     powerful"). ``own``: the clause has a subject and verb of its own before any cut."""
-    cuts = [i for i, w in enumerate(lows) if w in (",", ";", "but", "and")]
+    # "I agree that education and infrastructure are key": after the speaker's own verb,
+    # "that" opens what they judge.
+    marks = (",", ";", "but", "and", "that") if own else (",", ";", "but", "and")
+    cuts = [i for i, w in enumerate(lows) if w in marks]
     out: list[tuple[int, int]] = []
     start = 0
     for n, i in enumerate(cuts):
         nxt = cuts[n + 1] if n + 1 < len(cuts) else len(lows)
         if i <= start:
             continue
-        if lows[i] in ("but", "and", "that") and not (
+        if lows[i] in ("but", "and") and not (
             any(
                 w in _COPULAS or _effect_at(lows, j) for j, w in enumerate(lows) if i + 2 <= j < nxt
             )
-            and (own or any(w in _COPULAS or is_finite(w) for w in lows[start:i]))
+            and ((own and start == 0) or any(w in _COPULAS or is_finite(w) for w in lows[start:i]))
         ):
             continue  # "conversations about X and Y are so necessary": one subject
         out.append((start, i))

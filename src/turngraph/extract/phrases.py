@@ -119,6 +119,8 @@ def noun_phrase(words: list[str], limit: int = MAX_OBJECT_WORDS) -> list[str]:
             )
         ):
             break
+        if out and out[-1].lower() in ("a", "an", "the") and low in ("really", "pretty", "so"):
+            continue  # "a really big tournament"
         if out and (low in v.FREQUENCY or low in ("pretty", "really", "so", "them", "me", "us")):
             break
         if (
