@@ -342,9 +342,13 @@ def delete_observation(
     db: DatabaseDep,
     caller: CallerDep,
     idempotency_key: IdempotencyKey = None,
+    dry_run: bool = False,
 ) -> DeleteResult:
-    """Delete an observation and prune what only it backed."""
+    """Delete an observation and prune what only it backed. With ``dry_run`` the result
+    says what would go, and nothing is deleted."""
     b = _m(db, caller, memory, "full")
+    if dry_run:
+        return b.memory.preview_delete_observation(slug)
     return b.memory.delete_observation(slug, idempotency_key=idempotency_key)
 
 

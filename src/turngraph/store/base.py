@@ -220,6 +220,9 @@ class Counts:
     entities: int
     relationships: int
     files: int
+    sessions: int = 0
+    turns: int = 0
+    open_proposals: int = 0
 
 
 class ReadTx(Protocol):
@@ -273,6 +276,9 @@ class ReadTx(Protocol):
 
     # sessions and turns
     def get_session(self, session_id: str) -> SessionRow | None: ...
+    def list_sessions(self, *, offset: int, limit: int) -> list[SessionRow]: ...
+    def get_turn(self, turn_id: str) -> TurnRow | None: ...
+    def facts_for_observation(self, observation_id: int) -> list[FactRow]: ...
     def list_turns(
         self, session_id: str, *, after_seq: int, offset: int, limit: int
     ) -> list[TurnRow]: ...

@@ -65,6 +65,11 @@ class SQLiteReadTx(TurnReads, SearchReads):
                 0
             ],
             files=self._one("SELECT count(*) FROM files WHERE memory_id=?", (m,))[0],
+            sessions=self._one("SELECT count(*) FROM sessions WHERE memory_id=?", (m,))[0],
+            turns=self._one("SELECT count(*) FROM turns WHERE memory_id=?", (m,))[0],
+            open_proposals=self._one(
+                "SELECT count(*) FROM merge_proposals WHERE memory_id=? AND status='open'", (m,)
+            )[0],
         )
 
     def get_observation(self, slug: str) -> ObservationRow | None:
