@@ -44,6 +44,16 @@ def seed(db: turngraph.Database, name: str = MEMORY) -> turngraph.Memory:
         ],
         relationships=[{"source": "Maya", "type": "works_at", "target": "Acme Corp"}],
     )
+    mem.add_observation(
+        title="Porto meetup",
+        content="Maya met Ana at a meetup in Porto.",
+        category="meeting",
+        entities=[
+            {"name": "Maya", "type": "person", "description": "CTO at Acme"},
+            {"name": "Ana", "type": "person", "description": "A nurse in Porto"},
+        ],
+        relationships=[{"source": "Maya", "type": "knows", "target": "Ana"}],
+    )
     mem.consolidate()
     mem.put_file(
         "notes/acme.md",
