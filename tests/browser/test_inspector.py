@@ -61,7 +61,8 @@ def test_recall_shows_the_api_numbers_and_opens_a_hits_turn(
     assert shown == [f"{h['score']:.3f}" for h in same["hits"]]
     entities = inspector.text("#recall-entities")
     for e in same["entities"]:
-        assert e["name"] in entities and f"{e['score']:.3f}" in entities
+        assert e["name"] in entities
+        assert f"{e['score']:.3f}" in entities
 
     first = next(i for i, h in enumerate(same["hits"]) if h["source"].get("turn_id"))
     inspector.page.locator("#hits .hit").nth(first).locator("a.hit-link").click()
@@ -147,7 +148,7 @@ def test_a_read_key_sees_no_edit_control_and_is_refused(
         assert inspector.page.locator(controls).count() == 0, page
     assert "needs the full tier" in inspector.text()
 
-    open_ = [p for p in mem.list_proposals("open")]
+    open_ = list(mem.list_proposals("open"))
     assert open_, "the seed leaves an open proposal"
     status, message = inspector.page.evaluate(
         """async (id) => {
@@ -163,7 +164,8 @@ def test_a_read_key_sees_no_edit_control_and_is_refused(
     assert "full" in message
     assert mem.list_proposals("open")[0].id == open_[0].id  # nothing changed
     # The refusal is the only error the console saw.
-    assert len(inspector.errors) == 1 and "403" in inspector.errors[0]
+    assert len(inspector.errors) == 1
+    assert "403" in inspector.errors[0]
 
 
 def test_markup_in_a_turn_is_shown_as_text(inspector: Inspector, live: Running) -> None:
@@ -230,7 +232,7 @@ def test_curation_edits_and_deletes_an_observation_after_its_preview(
     assert mem.get_observation(slug).slug == slug  # the preview deleted nothing
     inspector.page.click("#confirm-delete")
     inspector.page.wait_for_selector("#counts")
-    assert slug not in [o for o in mem.get_entity("Maya").observations]
+    assert slug not in list(mem.get_entity("Maya").observations)
     assert all(e.name != "Quillon Vane" for e in mem.list_entities(limit=1000))
     assert inspector.errors == []
 

@@ -44,7 +44,8 @@ def test_memory_counts_sessions_turns_and_open_proposals(srv: Running) -> None:
 def test_sessions_are_paged_newest_first(srv: Running) -> None:
     first = _get(srv, "/sessions", limit=1).json()
     second = _get(srv, "/sessions", limit=1, offset=1).json()
-    assert first["has_more"] is True and second["has_more"] is False
+    assert first["has_more"] is True
+    assert second["has_more"] is False
     a, b = first["sessions"][0], second["sessions"][0]
     assert a["created_at"] >= b["created_at"]
     assert {a["id"], b["id"]} == {"session:kickoff", "session:followup"}
@@ -79,14 +80,18 @@ def test_an_unknown_turn_is_404_naming_it(srv: Running) -> None:
 
 def test_the_neighborhood_is_a_bounded_graph_with_a_note_when_cut(srv: Running) -> None:
     full = _get(srv, "/graph", entity="maya").json()
-    assert full["center"] == "Maya" and full["truncated"] is False and full["note"] is None
+    assert full["center"] == "Maya"
+    assert full["truncated"] is False
+    assert full["note"] is None
     names = {n["name"] for n in full["nodes"]}
     for e in full["edges"]:
-        assert e["source"] in names and e["target"] in names
+        assert e["source"] in names
+        assert e["target"] in names
     degree = srv.db.memory(MEMORY).get_entity("Maya").degree
     assert len(full["edges"]) == degree > 1
     cut = _get(srv, "/graph", entity="Maya", limit=1).json()
-    assert len(cut["edges"]) == 1 and cut["truncated"] is True
+    assert len(cut["edges"]) == 1
+    assert cut["truncated"] is True
     assert cut["note"] == f"showing 1 of {degree} relationships"
     missing = _get(srv, "/graph", entity="Nobody At All")
     assert missing.status_code == 404
@@ -114,7 +119,8 @@ def test_a_delete_preview_names_what_would_be_pruned_and_deletes_nothing(srv: Ru
     assert (after.observations, after.entities) == (before.observations, before.entities)
     # The real delete removes what the preview said.
     gone = mem.delete_observation(slug)
-    assert gone.pruned_entities == ["Zephyr Quartz"] and gone.dry_run is False
+    assert gone.pruned_entities == ["Zephyr Quartz"]
+    assert gone.dry_run is False
 
 
 def test_a_read_key_reads_but_cannot_preview_a_delete(srv: Running) -> None:
@@ -132,13 +138,16 @@ def test_a_read_key_reads_but_cannot_preview_a_delete(srv: Running) -> None:
 
 def test_the_inspector_page_is_served_with_a_strict_policy(srv: Running) -> None:
     moved = httpx.get(f"{srv.url}/ui")
-    assert moved.status_code == 307 and moved.headers["location"] == "/ui/"
+    assert moved.status_code == 307
+    assert moved.headers["location"] == "/ui/"
     for path in ("/ui/", "/ui/app.js", "/ui/vendor/cytoscape.min.js"):
         r = httpx.get(f"{srv.url}{path}")
         assert r.status_code == 200, path
         csp = r.headers["content-security-policy"]
-        assert "script-src 'self'" in csp and "default-src 'none'" in csp
-        assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
+        assert "script-src 'self'" in csp
+        assert "default-src 'none'" in csp
+        assert "unsafe-inline" not in csp
+        assert "unsafe-eval" not in csp
         assert r.headers["x-content-type-options"] == "nosniff"
     assert httpx.get(f"{srv.url}/ui/nothing-here.js").status_code == 404
 
