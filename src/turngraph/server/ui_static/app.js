@@ -102,6 +102,7 @@ export async function render() {
     return;
   }
   signout.hidden = false;
+  const started = performance.now();
   const { parts, params } = parseHash();
   main.setAttribute("aria-busy", "true");
   try {
@@ -130,6 +131,9 @@ export async function render() {
     }
     fill(main, h("div", { class: "error", role: "alert" }, err.message || String(err)));
   } finally {
+    // How long this page took to draw, and since the tab navigated (read by the benchmark).
+    main.dataset.renderMs = (performance.now() - started).toFixed(1);
+    main.dataset.sinceNavigationMs = performance.now().toFixed(1);
     main.setAttribute("aria-busy", "false");
     main.dataset.page = location.hash || "#/";
   }

@@ -5,6 +5,8 @@
 import { allows, api, ApiError, m, memoryInfo, tierOn } from "./api.js";
 import { fill, h, note, route, section, table, typeBadge, when } from "./dom.js";
 
+const PROPOSALS = 10;
+
 function failure(err) {
   return h("div", { class: "error", role: "alert" }, err instanceof ApiError ? err.message : String(err));
 }
@@ -113,7 +115,7 @@ export function entityDelete(memory, e) {
 export async function proposals(main, memory) {
   const [list, info] = await Promise.all([api("GET", m(memory, "proposals")), memoryInfo(memory)]);
   const tier = info.tier;
-  const shown = list.slice(0, 20);
+  const shown = list.slice(0, PROPOSALS);
   const sides = await Promise.all(
     shown.map((p) =>
       Promise.all([p.canonical, p.duplicate].map((n) => api("GET", m(memory, "entities", encodeURIComponent(n))).catch(() => null))),
@@ -136,7 +138,7 @@ export async function proposals(main, memory) {
     h("h1", {}, "Merge proposals"),
     consolidate,
     status,
-    list.length > shown.length ? note(`Showing 20 of ${list.length}.`) : null,
+    list.length > shown.length ? note(`Showing ${PROPOSALS} of ${list.length}; decide these to see more.`) : null,
     shown.length ? shown.map((p, i) => proposalCard(memory, p, sides[i], tier, status)) : note("No open proposal."),
   );
 }
