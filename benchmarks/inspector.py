@@ -70,7 +70,11 @@ def build(path: Path, observations: int) -> None:
     for s in range(0, turns, 50):
         speakers = [person(rng) for _ in range(2)]
         batch = [
-            {"role": "user", "speaker": speakers[i % 2], "content": message(rng, speakers[i % 2], i)}
+            {
+                "role": "user",
+                "speaker": speakers[i % 2],
+                "content": message(rng, speakers[i % 2], i),
+            }
             for i in range(min(50, turns - s))
         ]
         session = mem.create_session({"user": speakers[0]}, session_id=f"session:bench-{s // 50}")
@@ -213,7 +217,9 @@ def main() -> None:
         f"memory: {info.observations} observations, {info.entities} entities, "
         f"{info.relationships} relationships, {info.sessions} sessions, {info.turns} turns"
     )
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, load {load[0]:.1f} {load[1]:.1f}")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, load {load[0]:.1f} {load[1]:.1f}"
+    )
     print(f"{'page':44} {'open p50':>9} {'open max':>9} {'move p50':>9} {'move max':>9}")
     slow = []
     for name, opened, moved in rows:

@@ -58,7 +58,7 @@ def main() -> None:
                     f'main[aria-busy="false"][data-page={json.dumps(current)}]', state="attached"
                 )
                 if name == "graph":
-                    page.click('#node-list summary')
+                    page.click("#node-list summary")
                     page.click('#node-list button[data-name="Ana"]')
                     page.click("#expand")
                     page.wait_for_selector("#expand:has-text('Expanded')")

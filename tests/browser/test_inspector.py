@@ -5,6 +5,7 @@ markup shown as text, and no console error on any page."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from urllib.parse import quote
 
 import httpx
@@ -85,6 +86,7 @@ def test_an_entity_shows_both_versions_of_a_corrected_attribute(
     assert old.locator(".value").inner_text() == "Head of Platform"
     assert "ended" in (old.get_attribute("class") or "")
     assert "until 2024-05-10 17:00:00Z" in old.inner_text()
+    assert "corrected to CTO" in old.inner_text()  # the correction that ended it
     assert new.locator(".value").inner_text() == "CTO"
     assert "(current)" in new.inner_text()
     # Each version links to the turn that set it.
@@ -177,6 +179,11 @@ def test_markup_in_a_turn_is_shown_as_text(inspector: Inspector, live: Running) 
     assert inspector.page.locator(".content script, .content img, .content b").count() == 0
     inspector.open(f"{M}/file/notes/acme.md")
     assert "<script>" in inspector.text("#file-text")
+    with inspector.page.expect_download() as download:
+        inspector.page.click("#download")
+    saved = download.value
+    assert saved.suggested_filename == "acme.md"
+    assert Path(saved.path()).read_bytes() == live.db.memory(MEMORY).get_file("notes/acme.md").data
     assert inspector.page.title() == "turngraph inspector"
     assert inspector.errors == []
 

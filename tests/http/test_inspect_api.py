@@ -163,3 +163,12 @@ def test_the_vendored_graph_library_is_pinned_with_its_licence() -> None:
     head = (static / "cytoscape.min.js").read_text(encoding="utf-8")[:400]
     assert "Cytoscape Consortium" in head
     assert "Permission is hereby granted" in (static / "cytoscape.LICENSE").read_text("utf-8")
+
+
+def test_proposals_come_a_page_at_a_time(srv: Running) -> None:
+    every = _get(srv, "/proposals", status="all").json()
+    assert len(every) >= 2
+    first = _get(srv, "/proposals", status="all", limit=1).json()
+    rest = _get(srv, "/proposals", status="all", limit=1000, offset=1).json()
+    assert [p["id"] for p in first + rest] == [p["id"] for p in every]
+    assert _get(srv, "/proposals", limit=0).status_code == 400

@@ -607,9 +607,12 @@ def list_proposals(
     db: DatabaseDep,
     caller: CallerDep,
     status: Literal["open", "accepted", "rejected", "obsolete", "all"] = "open",
+    limit: Annotated[int | None, Query(ge=1, le=1000)] = None,
+    offset: Annotated[int, Query(ge=0)] = 0,
 ) -> list[MergeProposal]:
+    """Merge proposals by status, oldest first: all of them, or a page with ``limit``."""
     b = _m(db, caller, memory, "read")
-    return b.memory.list_proposals(None if status == "all" else status)
+    return b.memory.list_proposals(None if status == "all" else status, limit=limit, offset=offset)
 
 
 @router.post(

@@ -107,8 +107,12 @@ export async function render() {
   main.setAttribute("aria-busy", "true");
   try {
     if (!who.textContent) {
-      const me = await api("GET", "/v1/whoami");
-      who.textContent = me.principal ? me.principal.id || "" : "";
+      // Who is signed in, shown when it comes; the page does not wait for it.
+      who.textContent = " ";
+      api("GET", "/v1/whoami").then(
+        (me) => (who.textContent = me.principal.id),
+        () => (who.textContent = ""),
+      );
     }
     if (parts[0] !== "m" || parts.length < 2) {
       drawNav(null);

@@ -239,7 +239,24 @@ export async function entity(main, memory, rest) {
   );
 }
 
+function endedBy(memory, next) {
+  if (!next) return h("span", { class: "muted" }, " · corrected by a later version");
+  const where = next.source_turn
+    ? route("m", memory, "turn", next.source_turn)
+    : next.source_slug
+      ? route("m", memory, "obs", next.source_slug)
+      : null;
+  return h(
+    "span",
+    { class: "ended-by" },
+    " · corrected to ",
+    h("b", {}, next.value),
+    where ? [" by ", h("a", { href: where }, "that turn")] : null,
+  );
+}
+
 function attributeTimeline(memory, key, versions) {
+  const byId = new Map(versions.map((v) => [v.id, v]));
   return h(
     "div",
     { class: "attribute", dataset: { key } },
@@ -254,7 +271,7 @@ function attributeTimeline(memory, key, versions) {
           h("b", { class: "value" }, v.value),
           h("span", { class: "validity" }, ` from ${when(v.valid_from)}`, v.valid_until ? ` until ${when(v.valid_until)}` : " (current)"),
           v.source_turn ? [" · set by ", h("a", { href: route("m", memory, "turn", v.source_turn) }, "its turn")] : v.source_slug ? [" · set by ", h("a", { href: route("m", memory, "obs", v.source_slug) }, v.source_slug)] : null,
-          v.superseded_by ? h("span", { class: "muted" }, ` · corrected by a later version`) : null,
+          v.superseded_by ? endedBy(memory, byId.get(v.superseded_by)) : null,
         ),
       ),
     ),

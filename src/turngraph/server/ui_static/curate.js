@@ -3,6 +3,7 @@
 // tiers that allow them; the server refuses the rest anyway.
 
 import { allows, api, ApiError, m, memoryInfo, tierOn } from "./api.js";
+import { pager } from "./browse.js";
 import { fill, h, note, route, section, table, typeBadge, when } from "./dom.js";
 
 const PROPOSALS = 10;
@@ -112,8 +113,12 @@ export function entityDelete(memory, e) {
 
 // -- merge proposals -------------------------------------------------------------------------
 
-export async function proposals(main, memory) {
-  const [list, info] = await Promise.all([api("GET", m(memory, "proposals")), memoryInfo(memory)]);
+export async function proposals(main, memory, _rest, params) {
+  const offset = Number(params.get("offset") || 0);
+  const [list, info] = await Promise.all([
+    api("GET", m(memory, "proposals"), { query: { limit: PROPOSALS + 1, offset } }),
+    memoryInfo(memory),
+  ]);
   const tier = info.tier;
   const shown = list.slice(0, PROPOSALS);
   const sides = await Promise.all(
@@ -138,8 +143,9 @@ export async function proposals(main, memory) {
     h("h1", {}, "Merge proposals"),
     consolidate,
     status,
-    list.length > shown.length ? note(`Showing ${PROPOSALS} of ${list.length}; decide these to see more.`) : null,
+    note(`${info.open_proposals} open proposals, oldest first.`),
     shown.length ? shown.map((p, i) => proposalCard(memory, p, sides[i], tier, status)) : note("No open proposal."),
+    pager(route("m", memory, "proposals"), offset, PROPOSALS, list.length > PROPOSALS),
   );
 }
 

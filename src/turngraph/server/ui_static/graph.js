@@ -79,6 +79,7 @@ export async function page(main, memory, rest) {
   });
   const expanded = new Set();
   const types = new Set();
+  const depths = new Map(); // steps from the entity the page opened on: its rings
 
   const add = (hood) => {
     const fresh = [];
@@ -89,7 +90,9 @@ export async function page(main, memory, rest) {
         break;
       }
       types.add(n.type);
-      fresh.push({ group: "nodes", data: { id: `n:${n.name}`, name: n.name, label: n.name, type: n.type, degree: n.degree, description: n.description, colour: colourOf(n.type) } });
+      const depth = n.name === hood.center ? (depths.get(n.name) ?? 0) : (depths.get(hood.center) ?? 0) + 1;
+      depths.set(n.name, depth);
+      fresh.push({ group: "nodes", data: { id: `n:${n.name}`, name: n.name, label: n.name, type: n.type, degree: n.degree, description: n.description, colour: colourOf(n.type), depth } });
     }
     cy.add(fresh);
     const edges = [];
@@ -109,7 +112,17 @@ export async function page(main, memory, rest) {
       dot.style.backgroundColor = colourOf(t);
       return h("div", {}, dot, " ", t);
     }));
-    cy.layout({ name: "cose", animate: false, randomize: false, nodeDimensionsIncludeLabels: true }).run();
+    // Rings around the first entity, one per expansion step: linear in the nodes, so a few
+    // hundred draw at once (a force-directed layout takes seconds at that size).
+    const deepest = Math.max(...cy.nodes().map((node) => node.data("depth")));
+    cy.layout({
+      name: "concentric",
+      animate: false,
+      concentric: (node) => deepest - node.data("depth"),
+      levelWidth: () => 1,
+      minNodeSpacing: 12,
+      nodeDimensionsIncludeLabels: true,
+    }).run();
   };
 
   const expand = async (name) => {
