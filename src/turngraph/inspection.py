@@ -21,6 +21,8 @@ from turngraph.models import (
     Neighborhood,
     SessionPage,
     TurnDetail,
+    TurnDetailPage,
+    TurnPage,
     Uncertainty,
 )
 from turngraph.sessions import to_session, to_turn
@@ -30,6 +32,7 @@ from turngraph.validate import normalize_name, page_bounds, required_text
 
 MAX_SESSION_PAGE = 200
 MAX_GRAPH_EDGES = 500
+MAX_DETAIL_PAGE = 100
 
 
 class _Discard(Exception):
@@ -55,6 +58,9 @@ class InspectOps:
         ) -> DeleteResult: ...
         def _slug(self, slug: object) -> str: ...
         def _observation_row(self, tx: ReadTx, slug: str) -> ObservationRow: ...
+        def list_turns(
+            self, session_id: str, *, limit: int = 100, cursor: str | None = None, offset: int = 0
+        ) -> TurnPage: ...
 
     def list_sessions(self, *, limit: int = 50, offset: int = 0) -> SessionPage:
         """Sessions, newest first; ``limit`` at most 200."""
@@ -113,6 +119,19 @@ class InspectOps:
             uncertainties=[
                 Uncertainty.model_validate(json.loads(d)) for d in by_kind["uncertainty"]
             ],
+        )
+
+    def list_turn_details(
+        self, session_id: str, *, limit: int = 20, cursor: str | None = None
+    ) -> TurnDetailPage:
+        """A page of a session's turns (as :meth:`list_turns`, ``limit`` at most 100), each
+        with what it taught (as :meth:`get_turn`)."""
+        limit, _ = page_bounds(limit, 0, maximum=MAX_DETAIL_PAGE)
+        page = self.list_turns(session_id, limit=limit, cursor=cursor)
+        return TurnDetailPage(
+            turns=[self.get_turn(t.id) for t in page.turns],
+            next_cursor=page.next_cursor,
+            has_more=page.has_more,
         )
 
     def neighborhood(self, name: str, *, limit: int = 200) -> Neighborhood:

@@ -452,6 +452,14 @@ class TurnDetail(_Model):
     uncertainties: list[Uncertainty] = Field(default_factory=list)
 
 
+class TurnDetailPage(_Model):
+    """A page of a session's turns, oldest first, each with what it taught."""
+
+    turns: list[TurnDetail]
+    next_cursor: str | None = None
+    has_more: bool = False
+
+
 # -- recall ---------------------------------------------------------------------------------
 
 
@@ -562,6 +570,7 @@ __all__ = [
     "StateTruncation",
     "Turn",
     "TurnDetail",
+    "TurnDetailPage",
     "TurnPage",
     "Uncertainty",
     "Visibility",

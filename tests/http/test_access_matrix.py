@@ -161,6 +161,11 @@ ROUTES = [
     Route("graph: list sessions", "read", lambda m: ("GET", f"{G}/sessions", {})),
     Route("graph: get turn", "read", lambda m: ("GET", f"{G}/turns/{_turn(m)[1]}", {})),
     Route(
+        "graph: turn details",
+        "read",
+        lambda m: ("GET", f"{G}/sessions/{_turn(m)[0]}/turn-details", {}),
+    ),
+    Route(
         "graph: neighborhood",
         "read",
         lambda m: ("GET", f"{G}/graph", {"params": {"entity": _entity(m)}}),

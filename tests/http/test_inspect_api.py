@@ -172,3 +172,19 @@ def test_proposals_come_a_page_at_a_time(srv: Running) -> None:
     rest = _get(srv, "/proposals", status="all", limit=1000, offset=1).json()
     assert [p["id"] for p in first + rest] == [p["id"] for p in every]
     assert _get(srv, "/proposals", limit=0).status_code == 400
+
+
+def test_a_sessions_turns_come_with_what_each_taught_a_page_at_a_time(srv: Running) -> None:
+    mem = srv.db.memory(MEMORY)
+    ids = [t.id for t in mem.list_turns("session:kickoff").turns]
+    first = _get(srv, "/sessions/session:kickoff/turn-details", limit=3).json()
+    assert first["has_more"] is True
+    rest = _get(
+        srv, "/sessions/session:kickoff/turn-details", limit=100, cursor=first["next_cursor"]
+    ).json()
+    assert rest["has_more"] is False
+    pages = first["turns"] + rest["turns"]
+    assert [d["turn"]["id"] for d in pages] == ids
+    for d in pages:
+        assert d == _get(srv, f"/turns/{d['turn']['id']}").json()
+    assert _get(srv, "/sessions/session:nope/turn-details").status_code == 404

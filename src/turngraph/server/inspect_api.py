@@ -9,7 +9,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from turngraph.models import Neighborhood, SessionPage, TurnDetail
+from turngraph.models import Neighborhood, SessionPage, TurnDetail, TurnDetailPage
 from turngraph.server.common import CallerDep, DatabaseDep, bind, responses
 
 router = APIRouter(prefix="/v1", tags=["graph API"])
@@ -34,6 +34,25 @@ def get_turn(memory: str, turn_id: str, db: DatabaseDep, caller: CallerDep) -> T
     """One turn with the entities, relationships, attribute versions, corrections,
     actions, instructions and uncertainties it left in the memory."""
     return bind(db, caller, memory, "read", bad_id=400).memory.get_turn(turn_id)
+
+
+@router.get(
+    "/memories/{memory}/sessions/{session_id}/turn-details",
+    response_model=TurnDetailPage,
+    responses=_ERRS,
+)
+def list_turn_details(
+    memory: str,
+    session_id: str,
+    db: DatabaseDep,
+    caller: CallerDep,
+    limit: Annotated[int, Query(ge=1)] = 20,
+    cursor: Annotated[str | None, Query(max_length=200)] = None,
+) -> TurnDetailPage:
+    """A page of a session's turns, oldest first, each with what it taught (``limit``
+    clamped to 100; page on with ``next_cursor``)."""
+    b = bind(db, caller, memory, "read", bad_id=400)
+    return b.memory.list_turn_details(session_id, limit=limit, cursor=cursor)
 
 
 @router.get("/memories/{memory}/graph", response_model=Neighborhood, responses=_ERRS)

@@ -27,9 +27,9 @@ export async function session(main, memory, rest, params) {
   const cursor = params.get("cursor") || "";
   const [s, page] = await Promise.all([
     api("GET", m(memory, "sessions", encodeURIComponent(id))),
-    api("GET", m(memory, "sessions", encodeURIComponent(id), "turns"), { query: { limit: TURNS, cursor } }),
+    api("GET", m(memory, "sessions", encodeURIComponent(id), "turn-details"), { query: { limit: TURNS, cursor } }),
   ]);
-  const details = await Promise.all(page.turns.map((t) => api("GET", m(memory, "turns", encodeURIComponent(t.id)))));
+  const details = page.turns;
   fill(
     main,
     h("h1", {}, "Session ", h("code", {}, s.id)),
