@@ -85,11 +85,12 @@ export async function entities(main, memory, _rest, params) {
 }
 
 export function pager(href, offset, size, more, extra = {}) {
+  if (offset === 0 && !more) return null;
   return h(
     "p",
     { class: "pager" },
     offset > 0 ? h("a", { href: withQuery(href, { ...extra, offset: Math.max(0, offset - size) }) }, "← Previous") : null,
-    ` ${offset + 1}– `,
+    ` from ${offset + 1} `,
     more ? h("a", { href: withQuery(href, { ...extra, offset: offset + size }), class: "next" }, "Next →") : null,
   );
 }
