@@ -32,6 +32,8 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
         seed(srv.db)
         srv.principal("reader")
         srv.grant("reader", MEMORY, "read")
+        srv.principal("writer")
+        srv.grant("writer", MEMORY, "read_write")
         yield srv
 
 

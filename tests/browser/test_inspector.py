@@ -170,6 +170,20 @@ def test_a_read_key_sees_no_edit_control_and_is_refused(
     assert "403" in inspector.errors[0]
 
 
+def test_a_read_write_key_may_reject_but_not_accept_nor_edit(
+    inspector: Inspector, live: Running
+) -> None:
+    inspector.sign_in(live.keys["writer"])
+    inspector.open(f"{M}/proposals")
+    assert inspector.page.locator("button.reject").count() > 0
+    assert inspector.page.locator("#consolidate").count() == 1
+    assert inspector.page.locator("button.accept").count() == 0
+    slug = live.db.memory(MEMORY).list_turns("session:kickoff").turns[0].slug
+    inspector.open(f"{M}/obs/{slug}")
+    assert inspector.page.locator("#edit-observation, #delete-observation").count() == 0
+    assert inspector.errors == []
+
+
 def test_markup_in_a_turn_is_shown_as_text(inspector: Inspector, live: Running) -> None:
     inspector.sign_in(live.admin_key)
     inspector.open(f"{M}/session/{quote('session:followup', safe='')}")
