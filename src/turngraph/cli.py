@@ -418,7 +418,8 @@ def cmd_serve(args: argparse.Namespace) -> None:
         if key is not None:
             print(banner(key, settings), flush=True)
         app = create_app(settings, db=db)
-        print(f"turngraph: serving {settings.db} on http://{settings.host}:{settings.port}")
+        url = f"http://{settings.host}:{settings.port}"
+        print(f"turngraph: serving {settings.db} on {url} (inspector: {url}/ui/)")
         config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning")
         uvicorn.Server(config).run(sockets=[sock])
 

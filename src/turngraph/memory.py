@@ -26,6 +26,7 @@ from turngraph.extract.base import Extractor
 from turngraph.extract.rules import RuleExtractor
 from turngraph.files import FileOps
 from turngraph.forget import ForgetOps
+from turngraph.inspection import InspectOps
 from turngraph.merging import MergeOps
 from turngraph.models import (
     DeleteResult,
@@ -72,7 +73,7 @@ _T = TypeVar("_T")
 DEFAULT_CATEGORY = "note"
 
 
-class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps, ForgetOps):
+class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps, ForgetOps, InspectOps):
     """One memory: observations, the entity graph derived from them, files and proposals.
 
     Obtain it from :meth:`turngraph.Database.memory` or ``create_memory``. Thread-safe.
@@ -142,6 +143,9 @@ class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps, ForgetOps):
             entities=counts.entities,
             relationships=counts.relationships,
             files=counts.files,
+            sessions=counts.sessions,
+            turns=counts.turns,
+            open_proposals=counts.open_proposals,
         )
 
     # -- observations: write ---------------------------------------------------------------

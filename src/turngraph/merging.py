@@ -12,6 +12,7 @@ from turngraph.errors import ConflictError, NotFoundError, ValidationError
 from turngraph.models import MergeProposal, MergeResult, ProposalStatus
 from turngraph.reconcile import repair_chain
 from turngraph.store.base import ProposalRow, ReadTx, Store, WriteTx
+from turngraph.validate import page_bounds
 
 PROPOSAL_STATUSES = ("open", "accepted", "rejected", "obsolete")
 
@@ -64,15 +65,23 @@ class MergeOps:
                 )
             return [_proposal(row) for i in created if (row := tx.get_proposal(i))]
 
-    def list_proposals(self, status: str | None = "open") -> list[MergeProposal]:
-        """Merge proposals with ``status`` (open, accepted, rejected, obsolete; None: all)."""
+    def list_proposals(
+        self, status: str | None = "open", *, limit: int | None = None, offset: int = 0
+    ) -> list[MergeProposal]:
+        """Merge proposals with ``status`` (open, accepted, rejected, obsolete; None: all),
+        oldest first; with ``limit`` (at most 1000), one page of them from ``offset``."""
         if status is not None and status not in PROPOSAL_STATUSES:
             raise ValidationError(
                 f"status must be one of {', '.join(PROPOSAL_STATUSES)}, not {status!r}",
                 field="status",
             )
+        if limit is not None:
+            limit, offset = page_bounds(limit, offset, maximum=1000)
+        else:
+            _, offset = page_bounds(1, offset, maximum=1000)
         with self._store.read(self._id) as tx:
-            return [_proposal(p) for p in tx.list_proposals(status=status)]
+            rows = tx.list_proposals(status=status, limit=limit, offset=offset)
+        return [_proposal(p) for p in rows]
 
     def accept_proposal(self, proposal_id: int) -> MergeResult:
         """Merge the proposal's duplicate into its canonical entity.

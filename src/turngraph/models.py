@@ -45,6 +45,9 @@ class MemoryInfo(_Model):
     entities: int = 0
     relationships: int = 0
     files: int = 0
+    sessions: int = 0
+    turns: int = 0
+    open_proposals: int = 0  # merge proposals waiting for a decision
     tier: str | None = None  # the caller's tier on it, when read through a server
 
 
@@ -151,6 +154,7 @@ class DeleteResult(_Model):
     pruned_entities: list[str] = Field(default_factory=list)
     pruned_relationships: list[RelationshipRef] = Field(default_factory=list)
     replayed: bool = False
+    dry_run: bool = False  # a preview: nothing was deleted
 
 
 class AppendixFile(_Model):
@@ -241,6 +245,38 @@ class TurnPage(_Model):
     turns: list[Turn]
     next_cursor: str | None = None
     has_more: bool = False
+
+
+class SessionPage(_Model):
+    """Sessions, newest first; ``has_more`` says another page follows."""
+
+    sessions: list[Session]
+    has_more: bool = False
+
+
+class GraphNode(_Model):
+    name: str
+    type: str
+    description: str
+    degree: int
+
+
+class GraphEdge(_Model):
+    source: str
+    type: str
+    target: str
+    current: bool = True  # False once a newer fact ended it
+
+
+class Neighborhood(_Model):
+    """An entity and its neighbors as a graph, at most ``limit`` edges; ``note`` says
+    what was cut."""
+
+    center: str
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+    truncated: bool = False
+    note: str | None = None
 
 
 class ExtractedEntity(_Model):
@@ -400,6 +436,30 @@ class State(_Model):
     as_of: datetime | None = None
 
 
+class TurnDetail(_Model):
+    """A turn with what its extraction left in the memory, read back from the store:
+    the entities and relationships its observation names, the attribute versions it set
+    (with the corrections among them: a version that superseded an older value), and the
+    actions, instructions and uncertainties it produced."""
+
+    turn: Turn
+    entities: list[GraphNode] = Field(default_factory=list)
+    relationships: list[Relationship] = Field(default_factory=list)
+    attributes: list[AttributeVersion] = Field(default_factory=list)
+    corrections: list[Correction] = Field(default_factory=list)
+    actions: list[ExtractedAction] = Field(default_factory=list)
+    instructions: list[Instruction] = Field(default_factory=list)
+    uncertainties: list[Uncertainty] = Field(default_factory=list)
+
+
+class TurnDetailPage(_Model):
+    """A page of a session's turns, oldest first, each with what it taught."""
+
+    turns: list[TurnDetail]
+    next_cursor: str | None = None
+    has_more: bool = False
+
+
 # -- recall ---------------------------------------------------------------------------------
 
 
@@ -480,6 +540,8 @@ __all__ = [
     "ExtractedRelation",
     "Extraction",
     "FileContent",
+    "GraphEdge",
+    "GraphNode",
     "Hit",
     "InferMode",
     "Instruction",
@@ -487,6 +549,7 @@ __all__ = [
     "MemoryInfo",
     "MergeProposal",
     "MergeResult",
+    "Neighborhood",
     "Observation",
     "ProposalStatus",
     "RecallResult",
@@ -498,6 +561,7 @@ __all__ = [
     "ReviewHint",
     "Role",
     "Session",
+    "SessionPage",
     "Snippet",
     "Source",
     "State",
@@ -505,6 +569,8 @@ __all__ = [
     "StateRelation",
     "StateTruncation",
     "Turn",
+    "TurnDetail",
+    "TurnDetailPage",
     "TurnPage",
     "Uncertainty",
     "Visibility",

@@ -158,6 +158,23 @@ ROUTES = [
     Route("graph: get session", "read", lambda m: ("GET", f"{G}/sessions/{_turn(m)[0]}", {})),
     Route("graph: delete session", "full", lambda m: ("DELETE", f"{G}/sessions/{_turn(m)[0]}", {})),
     Route("graph: turns", "read", lambda m: ("GET", f"{G}/sessions/{_turn(m)[0]}/turns", {})),
+    Route("graph: list sessions", "read", lambda m: ("GET", f"{G}/sessions", {})),
+    Route("graph: get turn", "read", lambda m: ("GET", f"{G}/turns/{_turn(m)[1]}", {})),
+    Route(
+        "graph: turn details",
+        "read",
+        lambda m: ("GET", f"{G}/sessions/{_turn(m)[0]}/turn-details", {}),
+    ),
+    Route(
+        "graph: neighborhood",
+        "read",
+        lambda m: ("GET", f"{G}/graph", {"params": {"entity": _entity(m)}}),
+    ),
+    Route(
+        "graph: preview delete observation",
+        "full",
+        lambda m: ("DELETE", f"{G}/observations/{_note(m)}", {"params": {"dry_run": "true"}}),
+    ),
     Route("graph: list files", "read", lambda m: ("GET", f"{G}/files", {})),
     Route(
         "graph: store file",

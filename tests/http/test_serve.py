@@ -96,6 +96,13 @@ def test_first_start_prints_a_working_key_once(tmp_path: Path) -> None:
         assert [t["speaker"] for t in turns["turns"]] == [speaker.group(1)], turns
         assert httpx.get(f"{base}/openapi.json").json()["info"]["title"] == "turngraph"
         assert httpx.get(f"{base}/docs").status_code == 200
+        # The inspector's URL is printed, and it serves the page.
+        inspector = re.search(r"^Inspector \(sign in with the key\): (\S+)$", text, re.M)
+        assert inspector is not None, text
+        assert inspector.group(1) == f"{base}/ui/"
+        page = httpx.get(inspector.group(1))
+        assert page.status_code == 200
+        assert "turngraph inspector" in page.text
     # A second start prints no key; a key made on the command line works at its tier.
     agent_key = cli(db, "keys", "create", "bot", "--name", "ci")
     assert agent_key.startswith("tg_")

@@ -35,7 +35,7 @@ log = logging.getLogger("turngraph.server")
 
 def create_app(settings: ServerSettings | None = None, *, db: Database | None = None) -> FastAPI:
     """The application for ``settings`` (or on an open ``db``, which the caller closes)."""
-    from turngraph.server import admin_api, graph_api, memory_api
+    from turngraph.server import admin_api, graph_api, inspect_api, memory_api, ui
 
     settings = settings or ServerSettings()
 
@@ -65,7 +65,9 @@ def create_app(settings: ServerSettings | None = None, *, db: Database | None = 
     )
     app.include_router(memory_api.router)
     app.include_router(graph_api.router)
+    app.include_router(inspect_api.router)
     app.include_router(admin_api.router)
+    ui.mount(app)
     # MCP over streamable HTTP, with the same keys and tiers (not in the OpenAPI document).
     app.router.routes.append(Route("/mcp", gateway, methods=["GET", "POST", "DELETE"]))
     _errors(app)

@@ -46,4 +46,5 @@ Try it (as the speaker "Sam", in a session of its own):
          -d '{{"query": "Where does Sam work?"}}'
 
 API docs: {url}/docs
+Inspector (sign in with the key): {url}/ui/
 """

@@ -342,9 +342,13 @@ def delete_observation(
     db: DatabaseDep,
     caller: CallerDep,
     idempotency_key: IdempotencyKey = None,
+    dry_run: bool = False,
 ) -> DeleteResult:
-    """Delete an observation and prune what only it backed."""
+    """Delete an observation and prune what only it backed. With ``dry_run`` the result
+    says what would go, and nothing is deleted."""
     b = _m(db, caller, memory, "full")
+    if dry_run:
+        return b.memory.preview_delete_observation(slug)
     return b.memory.delete_observation(slug, idempotency_key=idempotency_key)
 
 
@@ -603,9 +607,12 @@ def list_proposals(
     db: DatabaseDep,
     caller: CallerDep,
     status: Literal["open", "accepted", "rejected", "obsolete", "all"] = "open",
+    limit: Annotated[int | None, Query(ge=1, le=1000)] = None,
+    offset: Annotated[int, Query(ge=0)] = 0,
 ) -> list[MergeProposal]:
+    """Merge proposals by status, oldest first: all of them, or a page with ``limit``."""
     b = _m(db, caller, memory, "read")
-    return b.memory.list_proposals(None if status == "all" else status)
+    return b.memory.list_proposals(None if status == "all" else status, limit=limit, offset=offset)
 
 
 @router.post(

@@ -65,6 +65,11 @@ class SQLiteReadTx(TurnReads, SearchReads):
                 0
             ],
             files=self._one("SELECT count(*) FROM files WHERE memory_id=?", (m,))[0],
+            sessions=self._one("SELECT count(*) FROM sessions WHERE memory_id=?", (m,))[0],
+            turns=self._one("SELECT count(*) FROM turns WHERE memory_id=?", (m,))[0],
+            open_proposals=self._one(
+                "SELECT count(*) FROM merge_proposals WHERE memory_id=? AND status='open'", (m,)
+            )[0],
         )
 
     def get_observation(self, slug: str) -> ObservationRow | None:
@@ -345,18 +350,16 @@ class SQLiteReadTx(TurnReads, SearchReads):
         )
         return None if r is None else _proposal(r)
 
-    def list_proposals(self, *, status: str | None) -> list[ProposalRow]:
-        if status is None:
-            rows = self._all(
-                f"SELECT {_PROPOSAL_COLS} FROM merge_proposals WHERE memory_id=? ORDER BY id",
-                (self.memory_id,),
-            )
-        else:
-            rows = self._all(
-                f"SELECT {_PROPOSAL_COLS} FROM merge_proposals WHERE memory_id=? AND status=? "
-                "ORDER BY id",
-                (self.memory_id, status),
-            )
+    def list_proposals(
+        self, *, status: str | None, limit: int | None = None, offset: int = 0
+    ) -> list[ProposalRow]:
+        sql = f"SELECT {_PROPOSAL_COLS} FROM merge_proposals WHERE memory_id=?"
+        params: list[Any] = [self.memory_id]
+        if status is not None:
+            sql += " AND status=?"
+            params.append(status)
+        sql += " ORDER BY id LIMIT ? OFFSET ?"
+        rows = self._all(sql, (*params, -1 if limit is None else limit, offset))
         return [_proposal(r) for r in rows]
 
     def rejected_pairs(self) -> set[tuple[str, str]]:

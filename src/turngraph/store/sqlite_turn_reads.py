@@ -50,6 +50,28 @@ class TurnReads:
         )
         return None if r is None else SessionRow(r[0], r[1], r[2], from_db(r[3]))
 
+    def list_sessions(self, *, offset: int, limit: int) -> list[SessionRow]:
+        """Sessions, newest first."""
+        rows = self._all(
+            "SELECT id, metadata, turn_count, created_at FROM sessions WHERE memory_id=? "
+            "ORDER BY created_at DESC, id LIMIT ? OFFSET ?",
+            (self.memory_id, limit, offset),
+        )
+        return [SessionRow(r[0], r[1], r[2], from_db(r[3])) for r in rows]
+
+    def get_turn(self, turn_id: str) -> TurnRow | None:
+        r = self._one(f"{_TURN_SELECT} WHERE t.memory_id=? AND t.id=?", (self.memory_id, turn_id))
+        return None if r is None else _turn(r)
+
+    def facts_for_observation(self, observation_id: int) -> list[FactRow]:
+        """The actions, instructions and uncertainties one turn produced, active or not."""
+        rows = self._all(
+            f"SELECT {_FACT_COLS} FROM turn_facts WHERE memory_id=? AND observation_id=? "
+            "ORDER BY rowid",
+            (self.memory_id, observation_id),
+        )
+        return [_fact(r) for r in rows]
+
     def list_turns(
         self, session_id: str, *, after_seq: int, offset: int, limit: int
     ) -> list[TurnRow]:
