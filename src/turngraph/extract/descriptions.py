@@ -150,6 +150,23 @@ class DescriptionRules(TurnState):
         if first == "from":
             self._hometown(who, words[1:])
             return
+        if first == "to" and len(words) > 1 and (c.past or c.perfect) and not c.negated:
+            # "I've been to Paris", "we were to Italy last month": a visit
+            place = self._place(words[1:])
+            if place:
+                when = self._time(c, None)
+                self.out.actions.append(
+                    RawAction(
+                        who,
+                        "visit",
+                        None,
+                        f"{who} {c.text}"[:240],
+                        when.when if when else None,
+                        place=place,
+                        precision=when.precision if when else None,
+                    )
+                )
+            return
         if first == "in" and len(words) > 1:
             tail = [w.lower() for w in words[2:]]
             if c.past:

@@ -81,8 +81,11 @@ _EFFECT_VERBS = frozenset(
     "teaches taught allow allows help keep get fuel give make bring remind calm inspire motivate "
     "teach".split()
 )
-_LOOSE_ENDS = frozenset("i we me us any some every more big great little much be want".split())
-_NEEDS_OBJECT = frozenset("make makes made give gives gave get gets got help helps helped".split())
+_LOOSE_ENDS = frozenset("i we me us any some every more big great little much be want all".split())
+_NEEDS_OBJECT = frozenset(
+    "make makes made give gives gave get gets got help helps helped put stay keep feel "
+    "remember".split()
+)
 _EFFECT_BREAKS = frozenset("but because cause when which how what why who where that".split())
 _SUBJECTS = frozenset("i we you he she they it".split())
 _LISTENER = frozenset("you your yourself yours".split())
@@ -407,6 +410,8 @@ def _deferred(said: list[str]) -> str:
     rest = said[at + 2 :]
     if "your" in rest or "you" in rest:
         return ""  # about the listener: who they are is not a topic of the speaker's
+    if any(w in _SUBJECTS and rest[j - 1] not in _EFFECT_BREAKS for j, w in enumerate(rest)):
+        return ""  # "comforting knowing I'm ...": a clause, not a thing ("what they did" is)
     doing = doing_phrase(Clause(words=[], verb=gerund(verb), rest=rest))
     return doing if 2 <= len(doing.split()) <= MAX_TOPIC_WORDS else ""
 
