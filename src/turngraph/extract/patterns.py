@@ -8,7 +8,7 @@ import re
 from turngraph.extract import gazetteers as gz
 from turngraph.extract import vocab as v
 from turngraph.extract.base import RawAction, RawEntity
-from turngraph.extract.clauses import Clause
+from turngraph.extract.clauses import Clause, glue
 from turngraph.extract.clauses import tokens as tokenize
 from turngraph.extract.findings import TurnState
 from turngraph.extract.lexicon import lemma
@@ -79,6 +79,13 @@ _MATTERS_TO_ME = re.compile(
     _SUBJECT + r" (?:really |truly |just )?(?:matters?|means? (?:so much|everything|the world|"
     r"a lot|the most)|"
     r"(?:is|are) (?:so |really |very |super )?important) to me\b",
+    re.I,
+)
+# "I realize the importance of self-care", "we both know the importance of ...".
+_IMPORTANCE_OF = re.compile(
+    r"\b(?:I|we)\b[^.!?]{0,40}?\b(?:understand|know|see|realize|realise|learned|learnt|"
+    r"value|appreciate|recognize|get)s?\b[^.!?]{0,12}?\bthe (?:importance|value) of "
+    r"([^.!?,;]{3,80})",
     re.I,
 )
 _IT_IS_GREAT = re.compile(
@@ -347,6 +354,15 @@ class PatternRules(TurnState):
             m = _MATTERS_TO_ME.match(part)
             valued = _thing(m.group(1)) if m else ""
             if valued:
+                self.out.attribute(self._speaker(), "values", valued)
+        m = _IMPORTANCE_OF.search(sentence)
+        if m:
+            # "we both understand the importance of making connections": what is valued
+            said = tokenize(m.group(1))
+            # a doing keeps its "and ...": "making connections and enjoying life's moments"
+            valued = glue(" ".join(said[:8])) if said[0].lower().endswith("ing") else ""
+            valued = valued or " ".join(noun_phrase(said, 7))
+            if valued and not names_nothing(valued.split()):
                 self.out.attribute(self._speaker(), "values", valued)
         m = _IT_IS_GREAT.match(sentence)
         if m:
