@@ -295,7 +295,10 @@ class ClauseFacts(TurnState):
         returning = c.particle == "back" and c.verb in ("get", "come", "fly", "drive")
         if c.verb in v.LIGHT_VERBS and (c.verb not in v.OBJECT_VERBS or names_nothing(np)):
             searching = c.verb == "look" and pps and pps[0][0] in ("into", "for")
-            if not ((c.verb in ("go", "come") and pps) or searching or (returning and pps)):
+            phrasal = bool(c.particle and pps)  # "keep up with my German lessons"
+            if not (
+                (c.verb in ("go", "come") and pps) or searching or (returning and pps) or phrasal
+            ):
                 return
             if searching:
                 verb = f"look {pps[0][0]}"
