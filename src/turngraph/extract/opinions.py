@@ -157,7 +157,10 @@ class OpinionRules(TurnState):
             i += 1
         # Praise says little of a thing, but of a doing it says the speaker enjoys it:
         # "connecting with fellow gamers is always awesome".
-        doing = _is_doing(lows) and not owner
+        # and of a named thing it says what the speaker thinks of it ("Little Women was
+        # amazing"): a title or a place, not a common noun ("the party was awesome").
+        named = topic[:1].isupper() and topic.casefold() not in (self.speaker.casefold(), "i")
+        doing = (_is_doing(lows) or named) and not owner
         adjectives = _judgements(said[i:], praise=doing)
         if not adjectives:
             if lows[0] not in _POINTING and _enjoyed(said[i:]):
