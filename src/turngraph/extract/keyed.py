@@ -237,7 +237,8 @@ class KeyedRules(TurnState):
         if (
             verb
             in ("like", "love", "enjoy", "adore", "prefer", "hate", "dislike", "detest", "stand")
-            and not c.past
+            # "I've always liked turtles": still so
+            and (not c.past or (c.perfect and "always" in [w.lower() for w in c.words]))
         ):
             key = "dislikes" if verb in ("hate", "dislike", "detest", "stand") else "likes"
             if verb == "stand" and not (c.negated and c.modal == "can"):

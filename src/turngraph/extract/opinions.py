@@ -86,6 +86,8 @@ _NEEDS_OBJECT = frozenset(
     "make makes made give gives gave get gets got help helps helped put stay keep feel "
     "remember".split()
 )
+# Verbs whose object may be a clause: "so rewarding to know I'm making a difference".
+_KNOWING = frozenset("know see realize realise hear think".split())
 _EFFECT_BREAKS = frozenset("but because cause when which how what why who where that".split())
 _SUBJECTS = frozenset("i we you he she they it".split())
 _LISTENER = frozenset("you your yourself yours".split())
@@ -404,8 +406,10 @@ def _what_it_does(said: list[str], *, mine: bool = True, room: int = 7) -> str:
 
 def _deferred(said: list[str]) -> str:
     """ "is so rewarding to have my hard work pay off" -> "having my hard work pay off"."""
+    if said[:8].count("to") > 1 and said[said.index("to") + 1 : said.index("to") + 2] == ["me"]:
+        said = [w for j, w in enumerate(said) if j not in (said.index("to"), said.index("to") + 1)]
     if "to" not in said[:6]:
-        return ""
+        return ""  # "it's important to me to put my words into action" read past "to me"
     at = said.index("to")
     if at + 1 >= len(said) or not is_verb(said[at + 1]) or not _judgements(said[:at]):
         return ""
@@ -413,9 +417,12 @@ def _deferred(said: list[str]) -> str:
     rest = said[at + 2 :]
     if "your" in rest or "you" in rest:
         return ""  # about the listener: who they are is not a topic of the speaker's
-    if any(w in _SUBJECTS and rest[j - 1] not in _EFFECT_BREAKS for j, w in enumerate(rest)):
+    if verb not in _KNOWING and any(
+        w in _SUBJECTS and rest[j - 1] not in _EFFECT_BREAKS for j, w in enumerate(rest)
+    ):
         return ""  # "comforting knowing I'm ...": a clause, not a thing ("what they did" is)
-    doing = doing_phrase(Clause(words=[], verb=gerund(verb), rest=rest))
+    rest = ["I" if w == "i" else w for w in rest]
+    doing = glue(doing_phrase(Clause(words=[], verb=gerund(verb), rest=rest)))
     return doing if 2 <= len(doing.split()) <= MAX_TOPIC_WORDS else ""
 
 
