@@ -308,7 +308,10 @@ class DescriptionRules(TurnState):
         if len(words) < 3 or c.modal or c.negated:
             return
         first, prep = words[0].lower(), words[1].lower()
-        if first not in _STATES or prep not in ("about", "with", "by", "for", "in", "on", "of"):
+        preps = ("about", "with", "by", "for", "in", "on", "of") + (
+            ("at",) if first == "busy" else ()
+        )
+        if first not in _STATES or prep not in preps:
             return
         obj = noun_phrase(words[2:], 6)
         if words[2].lower().endswith("ing") and is_verb(words[2]):

@@ -43,6 +43,7 @@ _INTRANSITIVE_EVENTS = frozenset(
     "propose graduate retire resign marry divorce move relocate arrive return quit win lose "
     "travel emigrate".split()
 )
+_GOOD_TIMES = (["blast"], ["great", "time"], ["good", "time"], ["fun"], ["lot", "of", "fun"])
 # Words of manner that can stand where an object would: "worked hard on ...".
 _MANNER = frozenset("hard really lots non-stop nonstop overtime".split())
 # Verbs whose "to" + verb says what was done, not why: "volunteered to help".
@@ -293,7 +294,19 @@ class ClauseFacts(TurnState):
         if c.verb == "try" and [w.lower() for w in np] == ["hand"]:
             np = []  # "tried my hand at surfing": what was tried is after "at"
         returning = c.particle == "back" and c.verb in ("get", "come", "fly", "drive")
-        if c.verb in v.LIGHT_VERBS and (c.verb not in v.OBJECT_VERBS or names_nothing(np)):
+        where = [pp for pp in pps if pp[0] in ("at", "in", "on", "during")]
+        if c.verb == "have" and [w.lower() for w in np] in _GOOD_TIMES and where:
+            # "we had a blast at the Pride fest": enjoyed it, and where
+            verb, np, pps = "enjoy", [], where
+        if [w.lower() for w in np] == ["time"] and pps and pps[0][0] == "with":
+            np = ["time", "with", *pps[0][1]]  # "I cherish time with family"
+            pps = pps[1:]
+        enjoyed = verb == "enjoy" and bool(pps)
+        if (
+            c.verb in v.LIGHT_VERBS
+            and (c.verb not in v.OBJECT_VERBS or names_nothing(np))
+            and not enjoyed
+        ):
             searching = c.verb == "look" and pps and pps[0][0] in ("into", "for")
             phrasal = bool(c.particle and pps)  # "keep up with my German lessons"
             if not (

@@ -302,7 +302,8 @@ class KeyedRules(TurnState):
             if " ".join(low_np[-2:]) in gz.PETS:
                 head = " ".join(low_np[-2:])
             if head in gz.PETS or head.rstrip("s") in gz.PETS:
-                if not any(w[:1].isupper() for w in np[1:]):
+                toy = any(w in ("stuffed", "toy", "plush", "plushie", "cuddly") for w in low_np)
+                if not any(w[:1].isupper() for w in np[1:]) and not toy:
                     count = low_np[0] if low_np[0] in ("two", "three", "2", "3") else ""
                     self.out.attribute(who, "pets", f"{count} {head}".strip())
                 return verb == "have" and not c.past

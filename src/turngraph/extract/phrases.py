@@ -83,6 +83,8 @@ def noun_phrase(words: list[str], limit: int = MAX_OBJECT_WORDS) -> list[str]:
                 break
             out.append(w)
             continue
+        if i == 0 and low in ("that", "those") and len(words) > 1 and words[1][:1].isalpha():
+            continue  # "painted that lake sunrise": a determiner, not a clause
         if w in ',;:()"!?-' or low in v.BOUNDARY or (low in ("'s",) and not out):
             break
         determiner = low in ("this", "that", "these", "those", "last", "next") and not (
