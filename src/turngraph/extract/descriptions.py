@@ -245,6 +245,9 @@ class DescriptionRules(TurnState):
                         RawAction(who, stance, " ".join(obj), f"{who} {' '.join(c.words)}"[:240])
                     )
             return
+        if first == "about" and "all" in [w.lower() for w in c.words]:
+            words = ["all", *words]  # "I'm all about these desserts" ("all" read as an adverb)
+            first, nxt = "all", "about"
         if first == "all" and nxt == "about" and len(words) > 2:
             for item in list_items(words[2:]):
                 if not names_nothing(item.split()):
