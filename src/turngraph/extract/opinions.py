@@ -50,17 +50,24 @@ _INTENSIFIERS = frozenset(
         "sooo soo insanely crazy"
     ).split()
 )
-_POINTING = frozenset(("it", "this", "that", "which"))
+_POINTING = frozenset(("it", "this", "that", "which", "they"))
+# Nouns that judge what they name: "was a challenge", "is a blessing".
+_JUDGING_NOUNS = frozenset(
+    "challenge struggle relief blessing nightmare lifesaver game-changer joy pleasure "
+    "privilege dream escape must must-have".split()
+)
 # Subjects that are no thing the speaker judges.
 _NOT_TOPICS = frozenset(
     (
-        "you your he she they we i my life everything anything something nothing things "
+        "you your he she we i my life everything anything something nothing things "
         "there here what who everyone everybody someone nobody people mine yours his her "
         "their our"
     ).split()
 )
 # A phrase that stops on one of these was cut from a longer one.
-_DANGLING = frozenset("a an the of to for with on in at by about from based and or my".split())
+_DANGLING = frozenset(
+    "a an the of to for with on in at by about from based and or my during into".split()
+)
 # Words that show the "topic" is a clause of its own: "winning must have been thrilling".
 _CUT_OFF = frozenset("not n't never 've 'd 'll".split())
 MAX_TOPIC_WORDS = 8
@@ -170,7 +177,10 @@ class OpinionRules(TurnState):
                 self.out.attribute(self._speaker(), "likes", topic)
                 self.topic = topic
                 return True
-            effect = _what_it_does(as_said or said, room=MAX_VALUE_WORDS - len(lows))
+            at_to = said.index("to") if "to" in said else len(said)
+            noun = _judging_noun(said[:at_to]) if lows[0] == "it" else ""
+            # "it's been a dream to have a family": having a family, a dream
+            effect = noun or _what_it_does(as_said or said, room=MAX_VALUE_WORDS - len(lows))
             if effect:
                 # "painting helps me explore my identity", "dance is my stress relief"
                 self.out.attribute(self._speaker(), "opinions", f"{topic}: {effect}")
@@ -245,6 +255,8 @@ class OpinionRules(TurnState):
             if len(lows) > 1:
                 return None
             topic = self.topic
+            if lows[0] == "they" and not topic.lower().endswith("s"):
+                return None  # "they" stands for things, as "non-fiction books" do
             if lows[0] == "it":
                 # "it's so rewarding to see it pay off": what "it" stands for comes after
                 topic = _deferred(said) or topic
@@ -359,6 +371,8 @@ def _enjoyed(said: list[str]) -> bool:
 def _effect_at(lows: list[str], i: int) -> bool:
     """Whether ``lows[i]`` is a verb saying what a thing does for the speaker: "helps me",
     "really helps keep me motivated", "fuels my creativity"."""
+    if lows[i] in ("has", "have") and lows[i + 1 : i + 3] == ["a", "way"]:
+        return True  # "nature has a way of bringing peace"
     return lows[i] in _EFFECT_VERBS and any(
         w in ("me", "my", "us", "our") for w in lows[i + 1 : i + 3]
     )
@@ -397,6 +411,11 @@ def _what_it_does(said: list[str], *, mine: bool = True, room: int = 7) -> str:
         out.pop()  # "give us strength to tackle any" -> "give us strength to tackle"
     if out and out[-1] in _NEEDS_OBJECT:
         return ""  # "make a big ..." cut before what it makes
+    # "was a challenge", "is a blessing": a judgement of its own, about the speaker or not
+    judging_noun = (
+        copular and len(out) > 1 and out[0] in ("a", "an") and out[1] in _JUDGING_NOUNS | {"way"}
+    )
+    mine = mine and not judging_noun
     if len(out) < 2 or (mine and not any(w in ("me", "my", "us", "our") for w in out)):
         return ""
     if copular and not (out[0] in ("my", "our") or "way" in out[:4] or out[0] in ("an", "a")):
@@ -411,8 +430,10 @@ def _deferred(said: list[str]) -> str:
     if "to" not in said[:6]:
         return ""  # "it's important to me to put my words into action" read past "to me"
     at = said.index("to")
-    if at + 1 >= len(said) or not is_verb(said[at + 1]) or not _judgements(said[:at]):
+    if at + 1 >= len(said) or not is_verb(said[at + 1]):
         return ""
+    if not _judgements(said[:at]) and not _judging_noun(said[:at]):
+        return ""  # neither "so rewarding to ..." nor "a dream to ..."
     verb = lemma(said[at + 1])
     rest = said[at + 2 :]
     if "your" in rest or "you" in rest:
@@ -424,6 +445,14 @@ def _deferred(said: list[str]) -> str:
     rest = ["I" if w == "i" else w for w in rest]
     doing = glue(doing_phrase(Clause(words=[], verb=gerund(verb), rest=rest)))
     return doing if 2 <= len(doing.split()) <= MAX_TOPIC_WORDS else ""
+
+
+def _judging_noun(said: list[str]) -> str:
+    """ "'s been a dream", "is a must": the noun that judges; "" when there is none."""
+    words = [w for w in said if (w not in _COPULAS and w not in _INTENSIFIERS) or w in ("a", "an")]
+    if len(words) == 2 and words[0] in ("a", "an") and words[1] in _JUDGING_NOUNS:
+        return " ".join(words)
+    return ""
 
 
 def _judgements(said: list[str], *, praise: bool = False) -> list[str]:

@@ -290,6 +290,7 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules, OpinionRule
             previous = words
             topic = self.topic
             if not conditional and self._opinion(clause):
+                carried = None  # "... it's been a dream to have a family and give ...": not ours
                 continue
             if not clause.verb:
                 self._kin_mentions(clause)
