@@ -373,8 +373,12 @@ def _effect_at(lows: list[str], i: int) -> bool:
     "really helps keep me motivated", "fuels my creativity"."""
     if lows[i] in ("has", "have") and lows[i + 1 : i + 3] == ["a", "way"]:
         return True  # "nature has a way of bringing peace"
+    if lows[i] in _EFFECT_VERBS | {"have", "has", "can"} and any(
+        w in ("difference", "effect", "impact") for w in lows[i + 1 : i + 5]
+    ):
+        return True  # "little acts of kindness can have a big effect"
     return lows[i] in _EFFECT_VERBS and any(
-        w in ("me", "my", "us", "our") for w in lows[i + 1 : i + 3]
+        w in ("me", "my", "us", "our", "life") for w in lows[i + 1 : i + 3]
     )
 
 
@@ -409,14 +413,18 @@ def _what_it_does(said: list[str], *, mine: bool = True, room: int = 7) -> str:
             break  # an opinion stays short: the thing and what it does in a few words
     while out and out[-1] in _DANGLING | _LOOSE_ENDS:
         out.pop()  # "give us strength to tackle any" -> "give us strength to tackle"
+    if out and out[-1] in _NEEDS_OBJECT and len(out) > 3 and out[-2] == "to":
+        out = out[:-2]  # "help us stay motivated to make ...": what it does, up to "to"
     if out and out[-1] in _NEEDS_OBJECT:
         return ""  # "make a big ..." cut before what it makes
+    # "can have a big effect", "make a difference": an effect in the world, not on the speaker
+    mine = mine and not any(w in ("difference", "effect", "impact") for w in out)
     # "was a challenge", "is a blessing": a judgement of its own, about the speaker or not
     judging_noun = (
         copular and len(out) > 1 and out[0] in ("a", "an") and out[1] in _JUDGING_NOUNS | {"way"}
     )
     mine = mine and not judging_noun
-    if len(out) < 2 or (mine and not any(w in ("me", "my", "us", "our") for w in out)):
+    if len(out) < 2 or (mine and not any(w in ("me", "my", "us", "our", "life") for w in out)):
         return ""
     if copular and not (out[0] in ("my", "our") or "way" in out[:4] or out[0] in ("an", "a")):
         return ""  # "is part of my life" says less than it seems; "is my escape" says it
