@@ -330,9 +330,7 @@ def _segments(lows: list[str], *, own: bool) -> list[tuple[int, int]]:
         if i <= start:
             continue
         if lows[i] in ("but", "and") and not (
-            any(
-                w in _COPULAS or _effect_at(lows, j) for j, w in enumerate(lows) if i + 2 <= j < nxt
-            )
+            any(lows[j] in _COPULAS or _effect_at(lows, j) for j in range(i + 2, nxt))
             and ((own and start == 0) or any(w in _COPULAS or is_finite(w) for w in lows[start:i]))
         ):
             continue  # "conversations about X and Y are so necessary": one subject
