@@ -74,10 +74,6 @@ _COMMON_PLACES = frozenset(
 
 
 # States that say something with what they are about: "curious about", "swamped with".
-_STATES = frozenset(
-    "curious swamped busy overwhelmed inspired blessed involved engaged hooked stuck bored "
-    "fascinated impressed surrounded focused committed dedicated devoted obsessed".split()
-)
 _DEGREE_WORDS = frozenset(
     "now currently officially also still finally actually just really so very pretty more "
     "totally super definitely always kinda quite".split()
@@ -316,7 +312,7 @@ class DescriptionRules(TurnState):
         preps = ("about", "with", "by", "for", "in", "on", "of") + (
             ("at",) if first == "busy" else ()
         )
-        if first not in _STATES or prep not in preps:
+        if first not in v.STATES or prep not in preps:
             return
         obj = noun_phrase(words[2:], 6)
         if words[2].lower().endswith("ing") and is_verb(words[2]):
@@ -325,12 +321,16 @@ class DescriptionRules(TurnState):
             obj = doing.split()[:6]
         if not obj or names_nothing(obj) or obj[0].lower() in v.SUBJECT_PRONOUNS:
             return
+        if words[2].lower() == "your":
+            if not self.addressee or self.addressee.casefold() in ("user", "assistant"):
+                return
+            obj = [f"{self.addressee}'s", *obj]  # "impressed by your willingness": theirs
         self.out.actions.append(
             RawAction(who, f"be {first} {prep}", " ".join(obj), f"{who} {c.text}"[:240])
         )
         lows = [w.lower() for w in words]
         after = lows.index("and", 2) + 1 if "and" in lows[2:] else 0
-        if 0 < after < len(words) and lows[after] in _STATES:
+        if 0 < after < len(words) and lows[after] in v.STATES:
             self._state_with(c, who, words[after:])  # "... and curious about rust"
 
     def _job(self, who: str, words: list[str]) -> bool:

@@ -524,3 +524,15 @@ class ClauseFacts(TurnState):
                     self.out.attribute(who, "employer", org, negated=True)
         if c.verb in _PASSIVE_EVENTS:
             self._action(c, who, noun_phrase(rest), pps, None)
+        elif c.verb_word.lower() in v.STATES and pps and not names_nothing(pps[0][1]):
+            # "I've been involved in some charity work"
+            state = f"be {c.verb_word.lower()} {pps[0][0]}"
+            said = [w.lower() for w in rest]
+            whose = said[said.index(pps[0][0]) + 1] if pps[0][0] in said[:-1] else ""
+            obj = " ".join(pps[0][1])
+            if whose == "your":
+                # "impressed by your willingness to take risks": the listener's
+                if not self.addressee or self.addressee.casefold() in ("user", "assistant"):
+                    return
+                obj = f"{self.addressee}'s {obj}"
+            self.out.actions.append(RawAction(who, state, obj, f"{who} {c.text}"[:240]))

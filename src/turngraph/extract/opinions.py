@@ -26,7 +26,8 @@ _JUDGING = frozenset(
         "comforting calm soul-nourishing tranquil serene humbling intense hectic chaotic "
         "exciting thrilling fascinating captivating interesting educational informative "
         "helpful valuable precious priceless worthwhile expressive graceful delicious "
-        "tasty addictive relaxed special significant rough nerve-racking stressful"
+        "tasty addictive relaxed special significant rough nerve-racking stressful creamy "
+        "yummy moist flavorful"
     ).split()
 )
 # Adjectives of plain praise: an opinion only of a doing ("hiking with friends is awesome").
@@ -392,6 +393,10 @@ def _what_it_does(said: list[str], *, mine: bool = True, room: int = 7) -> str:
     while i < len(lows) and lows[i] in _COPULAS | {"has", "been", "like", "kind", "of"}:
         i += 1
     copular = i > modal
+    # "have become like family to me", "is like air"; not "feels like all my work paid off"
+    simile = "like" in lows[modal:i] and not any(
+        w in ("feels", "felt", "feel", "seems", "seemed", "sounds") for w in lows[modal:i]
+    )
     out: list[str] = []
     for j, w in enumerate(said[i:], start=i):
         low = w.lower()
@@ -424,7 +429,9 @@ def _what_it_does(said: list[str], *, mine: bool = True, room: int = 7) -> str:
     mine = mine and not judging_noun
     if len(out) < 2 or (mine and not any(w in ("me", "my", "us", "our", "life") for w in out)):
         return ""
-    if copular and not (out[0] in ("my", "our") or "way" in out[:4] or out[0] in ("an", "a")):
+    if copular and not (
+        out[0] in ("my", "our") or "way" in out[:4] or out[0] in ("an", "a") or simile
+    ):
         return ""  # "is part of my life" says less than it seems; "is my escape" says it
     return " ".join(out)
 

@@ -84,7 +84,8 @@ _DOUBLED = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.I)
 _PARTS = re.compile(r"(?<!\s)\s*(?:[,;:]|\s-\s|\bbut\b)\s*", re.I)
 _TRAILING_QUESTION = re.compile(
     r"(?:,|\s-+)\s*(?:any|anything|anyone|anybody|thoughts|what|how|did|do|does|is|are|was|"
-    r"were|have|has|can|could|would|will|want|wanna|where|when|why|who)\b[^,-]*\?$",
+    r"were|have|has|can|could|would|will|want|wanna|where|when|why|who|huh|right|eh|yeah|"
+    r"no)\b[^,-]*\?$",
     re.I,
 )
 _SARCASM = re.compile(r"^(?:oh\s+)?(?:sure|yeah right|riiight)\b\W", re.I)

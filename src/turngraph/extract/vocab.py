@@ -309,3 +309,9 @@ VERBS = _set(
     "visit tour explore travel fly drive ride commute sail cruise wander roam "
     "sound seem look mean matter appear become remain"
 )
+# States that say something with what they are about: "curious about", "swamped with",
+# "involved in".
+STATES = _set(
+    "curious swamped busy overwhelmed inspired blessed involved engaged hooked stuck bored "
+    "fascinated impressed surrounded focused committed dedicated devoted obsessed"
+)
