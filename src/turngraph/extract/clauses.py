@@ -311,7 +311,9 @@ def _opens_clause(nxt: list[str], conj: str) -> bool:
             and i + 1 < len(nxt)
             and nxt[i + 1].lower() in (v.PREPOSITIONS)
         )
-        return is_finite(w) or (bare and not low.endswith("ing"))
+        # "staying resilient and focused is key": an adjective of the subject, not a verb
+        adjective = i + 1 < len(nxt) and nxt[i + 1].lower() in ("is", "are", "'s", "was")
+        return (is_finite(w) and not adjective) or (bare and not low.endswith("ing"))
     return False
 
 
