@@ -155,6 +155,12 @@ _FAVORITE_IS = re.compile(
     r"(?: of all time| ever)? (?:is|are|has to be|would be|=) (.{1,60})",
     re.I,
 )
+# "My favorite is the banana split sundae": a favorite of no stated kind.
+_MY_FAVORITE_BARE = re.compile(
+    r"\bmy (?:all[- ]time |absolute |top )?(?:favou?rite|fave)(?: one)? (?:is|was|has to be|"
+    r"would be) (.{2,60})",
+    re.I,
+)
 _MY_HOBBIES = re.compile(
     r"\bmy (?:main |favorite |new |big )?hobb(?:y is|ies are|ies include) (.{1,120})", re.I
 )
@@ -287,6 +293,11 @@ class PatternRules(TurnState):
             what = m.group(1).lower().replace(" ", "_")
             value = " ".join(noun_phrase(tokenize(m.group(2)), 5))
             self.out.attribute(self._speaker(), f"favorite_{what}", value)
+        m = _MY_FAVORITE_BARE.search(sentence) if "fav" in low else None
+        if m:
+            value = " ".join(noun_phrase(tokenize(m.group(1)), 6))
+            if value and not names_nothing(value.split()):
+                self.out.attribute(self._speaker(), "opinions", f"{value}: my favorite")
         m = (
             (_MY_HOBBIES.search(sentence) or _SPARE_TIME.search(sentence))
             if "hobb" in low or "time" in low
