@@ -263,7 +263,12 @@ class KeyedRules(TurnState):
                     return True
             said = False
             for item in list_items(items):
-                if not names_nothing(item.split()) and item.lower() not in ("you", "it"):
+                asked = item.split()[0].lower() in ("how", "what", "why", "when", "where")
+                if (
+                    not names_nothing(item.split())
+                    and item.lower() not in ("you", "it")
+                    and not asked
+                ):
                     self.out.attribute(who, key, item)
                     said = True
             return said

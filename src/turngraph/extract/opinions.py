@@ -52,6 +52,10 @@ _INTENSIFIERS = frozenset(
     ).split()
 )
 _POINTING = frozenset(("it", "this", "that", "which", "they"))
+# Attribute keys whose values are things "it" may point back to.
+_THINGS = frozenset("likes hobbies habits goals learning values education opinions".split())
+# Nouns that say little but carry the adjective before them: "a fulfilling experience".
+_PLAIN_NOUNS = frozenset("experience thing feeling journey process time moment".split())
 # Nouns that judge what they name: "was a challenge", "is a blessing".
 _JUDGING_NOUNS = frozenset(
     "challenge struggle relief blessing nightmare lifesaver game-changer joy pleasure "
@@ -123,9 +127,14 @@ class OpinionRules(TurnState):
         # "I love all kinds of music but jazz is my favorite": a clause about the speaker may
         # go on to judge something else after a comma, "and" or "but".
         # "Support from loved ones is vital" reads like an imperative until its "is".
-        ordered = clause.subject == "imperative" and not any(w in _COPULAS for w in lows[:7])
+        ordered = clause.subject == "imperative" and not any(
+            w in _COPULAS or _effect_at(lows, j) for j, w in enumerate(lows[:7])
+        )
         # "Playing it helps me ...": a gerund subject, not a dropped "I".
-        gerund_led = clause.elided and lows[0].endswith("ing")
+        # "Pictures really have a way of ...": a plural subject read as a verb
+        gerund_led = clause.elided and (
+            lows[0].endswith("ing") or (lows[0].endswith("s") and lows[0] not in v.BE | v.HAVE)
+        )
         own = (clause.subject in ("self", "person", "you") and not gerund_led) or ordered
         whole = False
         known = len(self.out.attributes)
@@ -188,7 +197,8 @@ class OpinionRules(TurnState):
                 self.topic = topic
                 return True
             praised = i < len(said) and (said[i] in _PRAISE or said[i] in v.ADJECTIVES)
-            if lows[0] not in _POINTING and not praised:
+            person = lows[-1] in v.KIN or lows[-1] in v.FAMILY_WORDS  # "my mom was ..."
+            if lows[0] not in _POINTING and not praised and not person:
                 # "contemporary is my top pick. It's so expressive"; not "the creativity is
                 # awesome. Plus, making it is so calming", where "it" is still the pottery
                 self.topic = topic
@@ -305,8 +315,8 @@ class OpinionRules(TurnState):
         said = ""
         if len(self.out.actions) > actions:
             said = self.out.actions[-1].object or self.out.actions[-1].place or ""
-        elif len(self.out.attributes) > attributes:
-            said = self.out.attributes[-1].value
+        elif len(self.out.attributes) > attributes and self.out.attributes[-1].key in _THINGS:
+            said = self.out.attributes[-1].value  # a liking or a goal; not "mom", not a city
         words = said.lower().split()
         if words and words[-1] not in _DANGLING and not (len(words) == 1 and is_past(words[0])):
             self.topic = said  # not "mentored", not "a story based"
@@ -461,9 +471,13 @@ def _deferred(said: list[str]) -> str:
 
 
 def _judging_noun(said: list[str]) -> str:
-    """ "'s been a dream", "is a must": the noun that judges; "" when there is none."""
+    """ "'s been a dream", "is a must", "was a fulfilling experience": the words that judge;
+    "" when there are none."""
     words = [w for w in said if (w not in _COPULAS and w not in _INTENSIFIERS) or w in ("a", "an")]
     if len(words) == 2 and words[0] in ("a", "an") and words[1] in _JUDGING_NOUNS:
+        return " ".join(words)
+    plain = len(words) == 3 and words[0] in ("a", "an") and words[2] in _PLAIN_NOUNS
+    if plain and (words[1] in _JUDGING or words[1] in _PRAISE):
         return " ".join(words)
     return ""
 

@@ -382,10 +382,14 @@ class PatternRules(TurnState):
             said = rest.split()
             perceiving = said[0] in ("seeing", "hearing", "knowing", "being") if said else True
             ends_on_pronoun = bool(said) and said[-1].lower() in v.PRONOUN_OBJECTS
+            listener = any(w.lower() in ("you", "your") for w in said)  # "great to fuel your ideas"
+            bare = said[:1] in (["having"], ["getting"], ["doing"], ["making"], ["taking"])
             if (
                 rest
+                and not (bare and len(said) == 1)  # "great to have that support": having what
                 and not perceiving
                 and not ends_on_pronoun
+                and not listener
                 and not names_nothing(said[1:] or ["x"])
             ):
                 self.out.attribute(self._speaker(), "likes", rest)
