@@ -40,6 +40,7 @@ from turngraph.models import (
     DeleteResult,
     Entity,
     EntityDeleteResult,
+    EntityState,
     EntitySummary,
     FileContent,
     ForgetResult,
@@ -257,6 +258,14 @@ class _Calls:
             "GET", f"{self.base}/state", _model(State), params=_clean({"as_of": at, "limit": limit})
         )
 
+    def entity_state(self, entity_type: str, name: str) -> _Call[EntityState]:
+        return _Call(
+            "GET",
+            f"{self.base}/state/entity",
+            _model(EntityState),
+            params={"entity_type": entity_type, "name": name},
+        )
+
     def entity_history(
         self, entity_type: str, name: str, key: str
     ) -> _Call[list[AttributeVersion]]:
@@ -404,6 +413,9 @@ class RemoteMemory(_Remote):
     def state(self, as_of: Any = None, *, limit: int = 100) -> State:
         return self._run(self._c.state(as_of, limit))
 
+    def entity_state(self, entity_type: str, name: str) -> EntityState:
+        return self._run(self._c.entity_state(entity_type, name))
+
     def entity_history(self, entity_type: str, name: str, key: str) -> list[AttributeVersion]:
         return self._run(self._c.entity_history(entity_type, name, key))
 
@@ -512,6 +524,9 @@ class AsyncRemoteMemory(_Remote):
 
     async def state(self, as_of: Any = None, *, limit: int = 100) -> State:
         return await self._run(self._c.state(as_of, limit))
+
+    async def entity_state(self, entity_type: str, name: str) -> EntityState:
+        return await self._run(self._c.entity_state(entity_type, name))
 
     async def entity_history(self, entity_type: str, name: str, key: str) -> list[AttributeVersion]:
         return await self._run(self._c.entity_history(entity_type, name, key))

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from turngraph.access import Caller, Tier
+from turngraph.config import Limits
 from turngraph.errors import ForbiddenError
 from turngraph.models import (
     AppendixFile,
@@ -25,6 +26,7 @@ from turngraph.models import (
     DeleteResult,
     Entity,
     EntityDeleteResult,
+    EntityState,
     EntitySummary,
     ForgetResult,
     MemoryInfo,
@@ -47,7 +49,11 @@ from turngraph.server.common import (
 )
 
 router = APIRouter(prefix="/v1", tags=["graph API"])
-IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=200)]
+# Sizes every request model states: the core's own limits, so the two never disagree.
+L = Limits()
+IdempotencyKey = Annotated[
+    str | None, Header(alias="Idempotency-Key", max_length=L.idempotency_key_chars)
+]
 ERRS = (400, 401, 403, 404)
 
 
@@ -60,24 +66,26 @@ class _In(BaseModel):
 
 
 class EntityIn(_In):
-    name: str = Field(min_length=1, max_length=200)
-    type: str = Field(default="other", max_length=64)
-    description: str = Field(max_length=4000)
-    retrieval_queries: list[str] | None = Field(default=None, max_length=10)
+    name: str = Field(min_length=1, max_length=L.entity_name_chars)
+    type: str = Field(default="other", max_length=L.entity_type_chars)
+    description: str = Field(max_length=L.description_chars)
+    retrieval_queries: list[str] | None = Field(
+        default=None, max_length=L.retrieval_queries_per_entity
+    )
 
 
 class RelationshipIn(_In):
-    source: str = Field(min_length=1, max_length=200)
-    type: str = Field(min_length=1, max_length=64)
-    target: str = Field(min_length=1, max_length=200)
-    description: str | None = Field(default=None, max_length=4000)
+    source: str = Field(min_length=1, max_length=L.entity_name_chars)
+    type: str = Field(min_length=1, max_length=L.relationship_type_chars)
+    target: str = Field(min_length=1, max_length=L.entity_name_chars)
+    description: str | None = Field(default=None, max_length=L.description_chars)
     weight: float | None = None
 
 
 class RelationshipRefIn(_In):
-    source: str = Field(min_length=1, max_length=200)
-    type: str = Field(min_length=1, max_length=64)
-    target: str = Field(min_length=1, max_length=200)
+    source: str = Field(min_length=1, max_length=L.entity_name_chars)
+    type: str = Field(min_length=1, max_length=L.relationship_type_chars)
+    target: str = Field(min_length=1, max_length=L.entity_name_chars)
 
 
 class ObservationIn(_In):
@@ -88,9 +96,11 @@ class ObservationIn(_In):
     observed_at: str | None = None
     confidence: float | None = None
     source: str | None = None
-    entities: list[EntityIn] | None = Field(default=None, max_length=100)
-    relationships: list[RelationshipIn] | None = Field(default=None, max_length=200)
-    files: list[str] | None = Field(default=None, max_length=50)
+    entities: list[EntityIn] | None = Field(default=None, max_length=L.entities_per_write)
+    relationships: list[RelationshipIn] | None = Field(
+        default=None, max_length=L.relationships_per_write
+    )
+    files: list[str] | None = Field(default=None, max_length=L.files_per_observation)
 
 
 class ObservationPatch(_In):
@@ -101,27 +111,31 @@ class ObservationPatch(_In):
     observed_at: str | None = None
     confidence: float | None = None
     source: str | None = None
-    entities: list[EntityIn] | None = Field(default=None, max_length=100)
-    relationships: list[RelationshipIn] | None = Field(default=None, max_length=200)
-    remove_entities: list[str] | None = Field(default=None, max_length=100)
-    remove_relationships: list[RelationshipRefIn] | None = Field(default=None, max_length=200)
-    files: list[str] | None = Field(default=None, max_length=50)
-    remove_files: list[str] | None = Field(default=None, max_length=50)
+    entities: list[EntityIn] | None = Field(default=None, max_length=L.entities_per_write)
+    relationships: list[RelationshipIn] | None = Field(
+        default=None, max_length=L.relationships_per_write
+    )
+    remove_entities: list[str] | None = Field(default=None, max_length=L.entities_per_write)
+    remove_relationships: list[RelationshipRefIn] | None = Field(
+        default=None, max_length=L.relationships_per_write
+    )
+    files: list[str] | None = Field(default=None, max_length=L.files_per_observation)
+    remove_files: list[str] | None = Field(default=None, max_length=L.files_per_observation)
 
 
 class RecallIn(_In):
-    query: str | None = Field(default=None, max_length=4000)
+    query: str | None = Field(default=None, max_length=L.query_chars)
     k: int = Field(default=10, ge=1)
     mode: Literal["hybrid", "lexical", "dense", "graph"] = "hybrid"
     include: tuple[Literal["entities", "passages"], ...] = ("entities", "passages")
-    session_id: str | None = Field(default=None, max_length=200)
-    category: str | None = Field(default=None, max_length=64)
-    tags: list[str] | None = Field(default=None, max_length=32)
+    session_id: str | None = Field(default=None, max_length=L.session_id_chars)
+    category: str | None = Field(default=None, max_length=L.category_chars)
+    tags: list[str] | None = Field(default=None, max_length=L.tags_per_observation)
     since: str | None = None
     until: str | None = None
-    entity: str | None = Field(default=None, max_length=200)
+    entity: str | None = Field(default=None, max_length=L.entity_name_chars)
     as_of: str | None = None
-    labels: list[str] | None = Field(default=None, max_length=64)
+    labels: list[str] | None = Field(default=None, max_length=L.labels_per_turn)
     max_entities: int | None = Field(default=None, ge=1)
     max_relationships: int | None = Field(default=None, ge=1)
     max_snippets: int | None = Field(default=None, ge=1)
@@ -129,39 +143,39 @@ class RecallIn(_In):
 
 class TurnIn(_In):
     text: str | None = None
-    session_id: str | None = Field(default=None, max_length=200)
+    session_id: str | None = Field(default=None, max_length=L.session_id_chars)
     role: Literal["user", "assistant", "system", "tool"] = "user"
-    speaker: str | None = Field(default=None, max_length=200)
+    speaker: str | None = Field(default=None, max_length=L.speaker_chars)
     infer: Literal["full", "triples", "preview", "none"] = "full"
     observed_at: str | None = None
     memory_category: Literal["identity", "knowledge", "context"] | None = None
-    labels: list[str] = Field(default_factory=list, max_length=64)
-    triples: list[dict[str, Any]] | None = Field(default=None, max_length=200)
-    links: list[dict[str, Any]] | None = Field(default=None, max_length=200)
+    labels: list[str] = Field(default_factory=list, max_length=L.labels_per_turn)
+    triples: list[dict[str, Any]] | None = Field(default=None, max_length=L.relationships_per_write)
+    links: list[dict[str, Any]] | None = Field(default=None, max_length=L.relationships_per_write)
 
 
 class MessageIn(_In):
     role: Literal["user", "assistant", "system", "tool"] = "user"
     content: str
     ts: str | None = None
-    speaker: str | None = Field(default=None, max_length=200)
+    speaker: str | None = Field(default=None, max_length=L.speaker_chars)
 
 
 class TurnsIn(_In):
-    messages: list[MessageIn] = Field(min_length=1, max_length=500)
-    session_id: str | None = Field(default=None, max_length=200)
+    messages: list[MessageIn] = Field(min_length=1, max_length=L.messages_per_batch)
+    session_id: str | None = Field(default=None, max_length=L.session_id_chars)
     extract: Literal["per_message", "whole_conversation"] = "per_message"
     infer: Literal["full", "triples", "preview", "none"] = "full"
-    labels: list[str] = Field(default_factory=list, max_length=64)
+    labels: list[str] = Field(default_factory=list, max_length=L.labels_per_turn)
 
 
 class SessionIn(_In):
     metadata: Any = None
-    session_id: str | None = Field(default=None, max_length=200)
+    session_id: str | None = Field(default=None, max_length=L.session_id_chars)
 
 
 class ForgetIn(_In):
-    query: str = Field(min_length=1, max_length=4000)
+    query: str = Field(min_length=1, max_length=L.query_chars)
     purge: bool = False
     dry_run: bool = False
 
@@ -367,8 +381,8 @@ def context(
     memory: str,
     db: DatabaseDep,
     caller: CallerDep,
-    query: Annotated[str, Body(embed=True, min_length=1, max_length=4000)],
-    session_id: Annotated[str | None, Body(embed=True, max_length=200)] = None,
+    query: Annotated[str, Body(embed=True, min_length=1, max_length=L.query_chars)],
+    session_id: Annotated[str | None, Body(embed=True, max_length=L.session_id_chars)] = None,
     k: Annotated[int, Body(embed=True, ge=1)] = 10,
 ) -> dict[str, str]:
     """Recall rendered as prompt-ready text."""
@@ -384,8 +398,8 @@ def list_entities(
     memory: str,
     db: DatabaseDep,
     caller: CallerDep,
-    type: Annotated[str | None, Query(max_length=64)] = None,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    type: Annotated[str | None, Query(max_length=L.entity_type_chars)] = None,
+    limit: Annotated[int, Query(ge=1, le=L.entities_per_page)] = 100,
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> list[EntitySummary]:
     """Entities, most connected first."""
@@ -407,7 +421,7 @@ def delete_entity(
     name: str,
     db: DatabaseDep,
     caller: CallerDep,
-    type: Annotated[str | None, Query(max_length=64)] = None,
+    type: Annotated[str | None, Query(max_length=L.entity_type_chars)] = None,
 ) -> EntityDeleteResult:
     """Remove an entity with its attributes and relationships; observations stay."""
     return _m(db, caller, memory, "full").memory.delete_entity(name, type)
@@ -418,8 +432,8 @@ def entity_history(
     memory: str,
     db: DatabaseDep,
     caller: CallerDep,
-    entity_type: Annotated[str, Query(min_length=1, max_length=64)],
-    name: Annotated[str, Query(min_length=1, max_length=200)],
+    entity_type: Annotated[str, Query(min_length=1, max_length=L.entity_type_chars)],
+    name: Annotated[str, Query(min_length=1, max_length=L.entity_name_chars)],
     key: Annotated[str, Query(min_length=1, max_length=100)],
 ) -> list[AttributeVersion]:
     """Every version of one attribute of one entity, oldest first."""
@@ -432,10 +446,22 @@ def state(
     db: DatabaseDep,
     caller: CallerDep,
     as_of: Annotated[str | None, Query(max_length=64)] = None,
-    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    limit: Annotated[int, Query(ge=1, le=L.state_items)] = 100,
 ) -> State:
     """What the memory knows now (or ``as_of``), by category."""
     return _m(db, caller, memory, "read").memory.state(as_of, limit=limit)
+
+
+@router.get("/memories/{memory}/state/entity", response_model=EntityState, responses=_ok())
+def entity_state(
+    memory: str,
+    db: DatabaseDep,
+    caller: CallerDep,
+    entity_type: Annotated[str, Query(min_length=1, max_length=L.entity_type_chars)],
+    name: Annotated[str, Query(min_length=1, max_length=L.entity_name_chars)],
+) -> EntityState:
+    """One entity with its current attributes and relations."""
+    return _m(db, caller, memory, "read").memory.entity_state(entity_type, name)
 
 
 @router.post("/memories/{memory}/forget", response_model=ForgetResult, responses=_ok())
@@ -530,7 +556,7 @@ def list_files(
     memory: str,
     db: DatabaseDep,
     caller: CallerDep,
-    prefix: Annotated[str | None, Query(max_length=512)] = None,
+    prefix: Annotated[str | None, Query(max_length=L.file_path_chars)] = None,
 ) -> list[AppendixFile]:
     return _m(db, caller, memory, "read").memory.list_files(prefix)
 
@@ -553,7 +579,7 @@ async def put_file(
     request: Request,
     db: DatabaseDep,
     caller: CallerDep,
-    description: Annotated[str, Query(min_length=1, max_length=2000)],
+    description: Annotated[str, Query(min_length=1, max_length=L.file_description_chars)],
     overwrite: bool = False,
 ) -> AppendixFile:
     """Store the request body as an appendix file; its Content-Type is kept."""
