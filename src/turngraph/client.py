@@ -32,6 +32,7 @@ from turngraph.errors import (
     TooLargeError,
     TurngraphError,
     ValidationError,
+    rebuild,
 )
 from turngraph.models import (
     AppendixFile,
@@ -99,16 +100,20 @@ def _model(kind: Any) -> Callable[[httpx.Response], Any]:
 
 
 def _raise_for(response: httpx.Response) -> None:
+    """Raise the error the server answered, as the class its body names (``error``), with
+    its fields; a body without a known class gets the class of its status."""
     if response.status_code < 400:
         return
     try:
         body = response.json()
     except ValueError:
+        body = None
+    if not isinstance(body, dict):
         body = {"message": response.text or f"HTTP {response.status_code}"}
-    message = body.get("message", f"HTTP {response.status_code}")
-    fields = {k: v for k, v in body.items() if k not in ("message", "error")}
-    kind = _ERRORS.get(response.status_code, StoreError)
-    raise kind(message, status=response.status_code, **fields)
+    body.setdefault("message", f"HTTP {response.status_code}")
+    error = rebuild(body, default=_ERRORS.get(response.status_code, StoreError))
+    error.status = response.status_code
+    raise error
 
 
 def _idem(key: str | None) -> dict[str, str]:

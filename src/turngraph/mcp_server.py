@@ -29,7 +29,7 @@ from starlette.types import Receive, Scope, Send
 
 from turngraph.access import Tier, tier_allows
 from turngraph.database import Database
-from turngraph.errors import TurngraphError
+from turngraph.errors import ForbiddenError, TurngraphError
 from turngraph.memory import Memory
 from turngraph.models import (
     AppendixFile,
@@ -116,7 +116,7 @@ def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     try:
         return fn(*args, **kwargs)
     except TurngraphError as exc:
-        raise _CoreError(exc.message) from None
+        raise _CoreError(exc) from None
 
 
 Str = Annotated[str, Field(min_length=1)]
@@ -130,7 +130,12 @@ _REQUEST: ContextVar[tuple[Memory, Tier] | None] = ContextVar("turngraph_mcp", d
 
 
 class _CoreError(ToolError):
-    """A core error, carried to the client with its message unchanged."""
+    """A core error, carried to the client with its message unchanged and, as structured
+    content, its class and fields (``{"error": "NotFoundError", "message": ..., ...}``)."""
+
+    def __init__(self, error: TurngraphError) -> None:
+        super().__init__(error.message)
+        self.error = error
 
 
 class MemoryServer(MCPServer):
@@ -161,15 +166,17 @@ class MemoryServer(MCPServer):
         _, tier = self.bound()
         needed = self.needs.get(name)
         if needed is not None and not tier_allows(tier, needed):
-            return _error(
-                f"tool {name!r} needs the {needed!r} tier; this connection holds {tier!r}"
+            refusal = ForbiddenError(
+                f"tool {name!r} needs the {needed!r} tier; this connection holds {tier!r}",
+                tool=name,
             )
+            return _error(refusal.message, refusal.to_dict())
         try:
             result = await super().call_tool(name, arguments, context)
         except ToolError as exc:
             cause = exc.__cause__
             if isinstance(cause, _CoreError):
-                return _error(str(cause))
+                return _error(str(cause), cause.error.to_dict())
             raise
         # Lists and recall cut themselves to fit; anything else that still does not fit
         # (an observation near the hard content cap, say) is refused rather than sent.
@@ -182,8 +189,12 @@ class MemoryServer(MCPServer):
         return result
 
 
-def _error(message: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+def _error(message: str, structured: dict[str, Any] | None = None) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=message)],
+        structured_content=structured,
+        is_error=True,
+    )
 
 
 def build_server(
@@ -256,10 +267,16 @@ def build_server(
         role: Literal["user", "assistant", "system", "tool"] = "user",
         speaker: str | None = None,
         labels: list[str] | None = None,
+        idempotency_key: str | None = None,
     ) -> RememberResult:
         return _call(
             lambda: mem().remember(
-                text, session_id=session_id, role=role, speaker=speaker, labels=labels or ()
+                text,
+                session_id=session_id,
+                role=role,
+                speaker=speaker,
+                labels=labels or (),
+                idempotency_key=idempotency_key,
             )
         )
 
@@ -283,6 +300,7 @@ def build_server(
         relationships: list[RelationshipIn] | None = None,
         observed_at: str | None = None,
         source: str | None = None,
+        idempotency_key: str | None = None,
     ) -> WriteResult:
         return _call(
             lambda: mem().add_observation(
@@ -294,6 +312,7 @@ def build_server(
                 relationships=relationships,
                 observed_at=observed_at,
                 source=source,
+                idempotency_key=idempotency_key,
             )
         )
 

@@ -74,6 +74,7 @@ def run_once(
     fp: str,
     timeout_seconds: float,
     write: Callable[[], tuple[int, Any]],
+    memory: str | None = None,
 ) -> JSONResponse:
     """Run ``write`` (returning status and JSON-ready body) at most once per key."""
     if key is None:
@@ -100,9 +101,19 @@ def run_once(
                 "a request with this Idempotency-Key is still in flight (it may have timed "
                 "out, but its write is still running); retry later to get its result",
                 headers={"Retry-After": str(max(1, round(timeout_seconds)))},
+                error="IdempotencyConflictError",
+                memory=memory,
+                idempotency_key=key,
+                in_flight=True,
             )
         if held.fingerprint != fp:
-            raise HTTPProblem(409, "this Idempotency-Key was used with a different request body")
+            raise HTTPProblem(
+                409,
+                "this Idempotency-Key was used with a different request body",
+                error="IdempotencyConflictError",
+                memory=memory,
+                idempotency_key=key,
+            )
         return JSONResponse(
             json.loads(held.body or "null"),
             status_code=held.status or 200,
