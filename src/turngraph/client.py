@@ -8,10 +8,20 @@ other. ``AsyncClient`` is the same with ``await``. Built on httpx.
 
 Each operation is described once (:class:`_Call`: method, path, body, how to read the
 answer) and run by a blocking or an async transport.
+
+Writes (observations, turns) always carry an ``Idempotency-Key``: the caller's, or a fresh
+one. When the server answers that the request timed out while its write goes on (503 with
+``Retry-After``), or that the first request under the key is still in flight (409), or the
+connection is lost, the client sends the same request again with the same key (at most
+``RETRIES`` times, waiting as ``Retry-After`` says): the server replays the first write's
+result, so a write is never stored twice and never reported failed after it landed.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -117,7 +127,39 @@ def _raise_for(response: httpx.Response) -> None:
 
 
 def _idem(key: str | None) -> dict[str, str]:
-    return {} if key is None else {"Idempotency-Key": key}
+    """Every write carries an Idempotency-Key (a fresh one unless the caller chose it), so the
+    client can send it again after a timeout without storing anything twice."""
+    return {"Idempotency-Key": key if key is not None else f"tg-{uuid.uuid4().hex}"}
+
+
+RETRIES = 5  # sends of one keyed write after the first, on a timeout or while in flight
+MAX_WAIT = 10.0  # seconds between two sends at most, whatever Retry-After says
+
+
+def _wait_before_retry(
+    call: _Call[Any], response: httpx.Response | None, sent: int
+) -> float | None:
+    """Seconds to wait before sending a keyed write again, or None to answer now: after a
+    lost connection, a 503 the server invites a retry for (its write goes on), or a 409 that
+    says the first request under the key is still in flight. Never for an unkeyed call."""
+    if "Idempotency-Key" not in call.headers or sent > RETRIES:
+        return None
+    if response is None:
+        return 0.5
+    after = response.headers.get("retry-after")
+    if after is None or response.status_code not in (409, 503):
+        return None
+    if response.status_code == 409:
+        try:
+            in_flight = bool(response.json().get("in_flight"))
+        except (ValueError, AttributeError):
+            in_flight = False
+        if not in_flight:
+            return None
+    try:
+        return min(max(float(after), 0.0), MAX_WAIT)
+    except ValueError:
+        return 1.0
 
 
 class _Calls:
@@ -593,16 +635,27 @@ class Client:
         )
 
     def _run(self, call: _Call[T]) -> T:
-        response = self._http.request(
-            call.method,
-            call.path,
-            json=call.json,
-            params=call.params or None,
-            content=call.content,
-            headers=call.headers or None,
-        )
-        _raise_for(response)
-        return call.parse(response)
+        sent = 0
+        while True:
+            sent += 1
+            try:
+                response: httpx.Response | None = self._http.request(
+                    call.method,
+                    call.path,
+                    json=call.json,
+                    params=call.params or None,
+                    content=call.content,
+                    headers=call.headers or None,
+                )
+            except httpx.TransportError:
+                if _wait_before_retry(call, None, sent) is None:
+                    raise
+                response = None
+            wait = _wait_before_retry(call, response, sent)
+            if response is not None and wait is None:
+                _raise_for(response)
+                return call.parse(response)
+            time.sleep(wait or 0.0)
 
     def memory(self, name: str) -> RemoteMemory:
         return RemoteMemory(self, name)
@@ -643,16 +696,27 @@ class AsyncClient:
         )
 
     async def _run(self, call: _Call[T]) -> T:
-        response = await self._http.request(
-            call.method,
-            call.path,
-            json=call.json,
-            params=call.params or None,
-            content=call.content,
-            headers=call.headers or None,
-        )
-        _raise_for(response)
-        return call.parse(response)
+        sent = 0
+        while True:
+            sent += 1
+            try:
+                response: httpx.Response | None = await self._http.request(
+                    call.method,
+                    call.path,
+                    json=call.json,
+                    params=call.params or None,
+                    content=call.content,
+                    headers=call.headers or None,
+                )
+            except httpx.TransportError:
+                if _wait_before_retry(call, None, sent) is None:
+                    raise
+                response = None
+            wait = _wait_before_retry(call, response, sent)
+            if response is not None and wait is None:
+                _raise_for(response)
+                return call.parse(response)
+            await asyncio.sleep(wait or 0.0)
 
     def memory(self, name: str) -> AsyncRemoteMemory:
         return AsyncRemoteMemory(self, name)

@@ -70,6 +70,7 @@ def test_a_failing_call_raises_the_same_class_and_fields_on_every_face(
     with Client(server.url, server.admin_key) as client:
         rmem = client.memory(name)
         mem.add_observation(**NOTE, idempotency_key="same")
+        rmem.add_observation(**NOTE, idempotency_key="same")  # replays the embedded write
         with pytest.raises(TurngraphError) as here:
             embedded(mem)
         with pytest.raises(TurngraphError) as there:

@@ -3,16 +3,19 @@ over HTTP, with the same names and the same result shapes (snake_case JSON).
 
 Tiers: ``read`` for recall and every read; ``read_write`` for remembering, adding
 observations, storing files, consolidating and rejecting proposals; ``full`` for updates,
-deletes, forget and accepting merges. ``Idempotency-Key`` on a write is passed to the core,
-which replays the first result for the same request and refuses a different one (409).
+deletes, forget and accepting merges. ``Idempotency-Key`` on a write has the memory API's
+semantics (server/idempotency.py): per memory and principal, kept 24 hours, the first answer
+replayed, 409 for a different body or while the first is still in flight.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Header, Query, Request, Response
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
@@ -45,8 +48,11 @@ from turngraph.server.common import (
     CallerDep,
     DatabaseDep,
     bind,
+    database,
     responses,
 )
+from turngraph.server.idempotency import run_once
+from turngraph.validate import fingerprint
 
 router = APIRouter(prefix="/v1", tags=["graph API"])
 # Sizes every request model states: the core's own limits, so the two never disagree.
@@ -199,6 +205,38 @@ def _m(db: DatabaseDep, caller: CallerDep, name: str, tier: Tier) -> Bound:
     return bind(db, caller, name, tier, bad_id=400)
 
 
+def _once(
+    b: Bound,
+    request: Request,
+    key: str | None,
+    operation: str,
+    request_body: Any,
+    write: Callable[[], BaseModel],
+    *,
+    status: int = 200,
+) -> JSONResponse:
+    """Run a write at most once per Idempotency-Key, with the memory API's semantics
+    (server/idempotency.py): claimed per memory and principal, 24 hours, the stored answer
+    replayed (``replayed: true``), 409 for another body or while the first is still in
+    flight, the key released by a write that fails. The write also records the key with the
+    memory (the embedded API's keys), so the same write sent embedded and over HTTP lands
+    once."""
+    return run_once(
+        database(request).store,
+        scope=f"{b.row.id}:{b.caller.principal.id}",
+        key=key,
+        fp=fingerprint(f"graph:{operation}", {"body": request_body}),
+        timeout_seconds=float(request.app.state.settings.request_timeout_seconds),
+        write=lambda: (status, write().model_dump(mode="json")),
+        memory=b.memory.name,
+        replayed=_mark_replayed,
+    )
+
+
+def _mark_replayed(body: Any) -> Any:
+    return {**body, "replayed": True} if isinstance(body, dict) and "replayed" in body else body
+
+
 # -- memories ------------------------------------------------------------------------------
 
 
@@ -302,16 +340,25 @@ def add_observation(
     body: ObservationIn,
     db: DatabaseDep,
     caller: CallerDep,
+    request: Request,
     idempotency_key: IdempotencyKey = None,
-) -> WriteResult:
+) -> JSONResponse:
     """Write one observation with the entities and relationships it names."""
     b = _m(db, caller, memory, "read_write")
     fields = body.model_dump(exclude={"entities", "relationships"})
-    return b.memory.add_observation(
-        **fields,
-        entities=_dump(body.entities),
-        relationships=_dump(body.relationships),
-        idempotency_key=idempotency_key,
+    return _once(
+        b,
+        request,
+        idempotency_key,
+        "add_observation",
+        body.model_dump(mode="json"),
+        lambda: b.memory.add_observation(
+            **fields,
+            entities=_dump(body.entities),
+            relationships=_dump(body.relationships),
+            idempotency_key=idempotency_key,
+        ),
+        status=201,
     )
 
 
@@ -330,20 +377,28 @@ def update_observation(
     body: ObservationPatch,
     db: DatabaseDep,
     caller: CallerDep,
+    request: Request,
     idempotency_key: IdempotencyKey = None,
-) -> WriteResult:
+) -> JSONResponse:
     """Edit an observation; entity and relationship lists merge, removal is explicit."""
     b = _m(db, caller, memory, "full")
     fields = body.model_dump(
         exclude={"entities", "relationships", "remove_relationships"}, exclude_unset=True
     )
-    return b.memory.update_observation(
-        slug,
-        **fields,
-        entities=_dump(body.entities),
-        relationships=_dump(body.relationships),
-        remove_relationships=_dump(body.remove_relationships),
-        idempotency_key=idempotency_key,
+    return _once(
+        b,
+        request,
+        idempotency_key,
+        "update_observation",
+        {"slug": slug, **body.model_dump(mode="json", exclude_unset=True)},
+        lambda: b.memory.update_observation(
+            slug,
+            **fields,
+            entities=_dump(body.entities),
+            relationships=_dump(body.relationships),
+            remove_relationships=_dump(body.remove_relationships),
+            idempotency_key=idempotency_key,
+        ),
     )
 
 
@@ -355,15 +410,23 @@ def delete_observation(
     slug: str,
     db: DatabaseDep,
     caller: CallerDep,
+    request: Request,
     idempotency_key: IdempotencyKey = None,
     dry_run: bool = False,
-) -> DeleteResult:
+) -> Any:
     """Delete an observation and prune what only it backed. With ``dry_run`` the result
     says what would go, and nothing is deleted."""
     b = _m(db, caller, memory, "full")
     if dry_run:
         return b.memory.preview_delete_observation(slug)
-    return b.memory.delete_observation(slug, idempotency_key=idempotency_key)
+    return _once(
+        b,
+        request,
+        idempotency_key,
+        "delete_observation",
+        {"slug": slug},
+        lambda: b.memory.delete_observation(slug, idempotency_key=idempotency_key),
+    )
 
 
 # -- recall ---------------------------------------------------------------------------------
@@ -482,11 +545,19 @@ def remember(
     body: TurnIn,
     db: DatabaseDep,
     caller: CallerDep,
+    request: Request,
     idempotency_key: IdempotencyKey = None,
-) -> RememberResult:
+) -> JSONResponse:
     """Remember one message as a turn and return what it taught the memory."""
     b = _m(db, caller, memory, "read_write")
-    return b.memory.remember(**body.model_dump(), idempotency_key=idempotency_key)
+    return _once(
+        b,
+        request,
+        idempotency_key,
+        "remember",
+        body.model_dump(mode="json"),
+        lambda: b.memory.remember(**body.model_dump(), idempotency_key=idempotency_key),
+    )
 
 
 @router.post(
@@ -497,13 +568,21 @@ def remember_many(
     body: TurnsIn,
     db: DatabaseDep,
     caller: CallerDep,
+    request: Request,
     idempotency_key: IdempotencyKey = None,
-) -> BatchResult:
+) -> JSONResponse:
     """Remember several messages, in order, as turns of one session, atomically."""
     b = _m(db, caller, memory, "read_write")
     fields = body.model_dump(exclude={"messages"})
     messages = [m.model_dump(exclude_none=True) for m in body.messages]
-    return b.memory.remember_many(messages, **fields, idempotency_key=idempotency_key)
+    return _once(
+        b,
+        request,
+        idempotency_key,
+        "remember_many",
+        body.model_dump(mode="json"),
+        lambda: b.memory.remember_many(messages, **fields, idempotency_key=idempotency_key),
+    )
 
 
 @router.post(
