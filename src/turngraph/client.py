@@ -63,6 +63,7 @@ from turngraph.models import (
     RememberResult,
     Session,
     State,
+    StateEntity,
     TurnPage,
     WriteResult,
 )
@@ -305,6 +306,16 @@ class _Calls:
             "GET", f"{self.base}/state", _model(State), params=_clean({"as_of": at, "limit": limit})
         )
 
+    def entity_states(
+        self, entity_type: str | None, limit: int, offset: int
+    ) -> _Call[list[StateEntity]]:
+        return _Call(
+            "GET",
+            f"{self.base}/state/entities",
+            _model(list[StateEntity]),
+            params=_clean({"type": entity_type, "limit": limit, "offset": offset}),
+        )
+
     def entity_state(self, entity_type: str, name: str) -> _Call[EntityState]:
         return _Call(
             "GET",
@@ -460,6 +471,11 @@ class RemoteMemory(_Remote):
     def state(self, as_of: Any = None, *, limit: int = 100) -> State:
         return self._run(self._c.state(as_of, limit))
 
+    def entity_states(
+        self, entity_type: str | None = None, *, limit: int = 100, offset: int = 0
+    ) -> list[StateEntity]:
+        return self._run(self._c.entity_states(entity_type, limit, offset))
+
     def entity_state(self, entity_type: str, name: str) -> EntityState:
         return self._run(self._c.entity_state(entity_type, name))
 
@@ -571,6 +587,11 @@ class AsyncRemoteMemory(_Remote):
 
     async def state(self, as_of: Any = None, *, limit: int = 100) -> State:
         return await self._run(self._c.state(as_of, limit))
+
+    async def entity_states(
+        self, entity_type: str | None = None, *, limit: int = 100, offset: int = 0
+    ) -> list[StateEntity]:
+        return await self._run(self._c.entity_states(entity_type, limit, offset))
 
     async def entity_state(self, entity_type: str, name: str) -> EntityState:
         return await self._run(self._c.entity_state(entity_type, name))

@@ -1,8 +1,8 @@
 """One idempotency semantics for both APIs: a key is claimed per memory and principal,
-replays the stored answer, is refused (409, IdempotencyConflictError) with another body or while the first
-request is in flight, and is released by a write that fails. The client sends a key on every
-write and, after a timeout, sends it again: the turn is stored once and the caller gets the
-first write's result, never a failure for a write that landed."""
+replays the stored answer, is refused (409, IdempotencyConflictError) with another body or
+while the first request is in flight, and is released by a write that fails. The client
+sends a key on every write and, after a timeout, sends it again: the turn is stored once and
+the caller gets the first write's result, never a failure for a write that landed."""
 
 from __future__ import annotations
 

@@ -40,6 +40,7 @@ from turngraph.models import (
     RememberResult,
     Session,
     State,
+    StateEntity,
     TurnPage,
     WriteResult,
 )
@@ -513,6 +514,20 @@ def state(
 ) -> State:
     """What the memory knows now (or ``as_of``), by category."""
     return _m(db, caller, memory, "read").memory.state(as_of, limit=limit)
+
+
+@router.get("/memories/{memory}/state/entities", response_model=list[StateEntity], responses=_ok())
+def entity_states(
+    memory: str,
+    db: DatabaseDep,
+    caller: CallerDep,
+    type: Annotated[str | None, Query(max_length=L.entity_type_chars)] = None,
+    limit: Annotated[int, Query(ge=1, le=L.state_items)] = 100,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> list[StateEntity]:
+    """Entities ordered by type then name, as the state shows them."""
+    b = _m(db, caller, memory, "read")
+    return b.memory.entity_states(type, limit=limit, offset=offset)
 
 
 @router.get("/memories/{memory}/state/entity", response_model=EntityState, responses=_ok())
