@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import BaseModel
 
 import turngraph
-from turngraph import cli_parser
+from turngraph import cli_memory, cli_parser
 from turngraph.errors import (
     ConflictError,
     NotFoundError,
@@ -565,6 +565,13 @@ def build_parser() -> argparse.ArgumentParser:
             "memories": cmd_memories,
             "serve": cmd_serve,
             "show": cmd_show,
+            "remember": lambda a: cli_memory.cmd_remember(a, _memory),
+            "recall": lambda a: cli_memory.cmd_recall(a, _memory),
+            "state": lambda a: cli_memory.cmd_state(a, _memory),
+            "history": lambda a: cli_memory.cmd_history(a, _memory),
+            "sessions": lambda a: cli_memory.cmd_sessions(a, _memory),
+            "turns": lambda a: cli_memory.cmd_turns(a, _memory),
+            "forget": lambda a: cli_memory.cmd_forget(a, _memory),
         }
     )
 
