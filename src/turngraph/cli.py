@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import importlib.util
 import json
 import logging
 import os
@@ -404,7 +405,23 @@ def cmd_check(args: argparse.Namespace) -> None:
         raise StoreError(f"the check found {len(report.problems)} problems", db=args.db)
 
 
+def _extra(name: str) -> None:
+    """Refuse clearly when the extra a command needs is not installed."""
+    modules = {
+        "server": ("fastapi", "uvicorn", "fastapi_offline", "mcp"),
+        "mcp": ("mcp", "fastapi"),
+    }
+    missing = [m for m in modules[name] if importlib.util.find_spec(m) is None]
+    if missing:
+        raise ValidationError(
+            f"turngraph {name} needs the {name!r} extra ({', '.join(missing)} not installed): "
+            f"pip install 'turngraph[{name}]'",
+            field=name,
+        )
+
+
 def cmd_serve(args: argparse.Namespace) -> None:
+    _extra("server")
     import uvicorn
 
     from turngraph.server import ServerSettings, create_app
@@ -449,6 +466,7 @@ def _listen(host: str, port: int) -> socket.socket:
 
 
 def cmd_mcp(args: argparse.Namespace) -> None:
+    _extra("mcp")
     from turngraph.mcp_server import build_server, refuse_stdio
 
     logging.getLogger("mcp").setLevel(logging.WARNING)
