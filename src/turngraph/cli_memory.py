@@ -203,7 +203,7 @@ def cmd_history(args: argparse.Namespace, open_memory: Open) -> None:
 
 
 def cmd_sessions(args: argparse.Namespace, open_memory: Open) -> None:
-    mem = open_memory(args, read_only=args.action == "show")
+    mem = open_memory(args, read_only=args.action in ("show", "list"))
     if args.action == "create":
         metadata = None if args.metadata is None else json.loads(args.metadata)
         s = mem.create_session(metadata, session_id=args.id)
@@ -211,6 +211,15 @@ def cmd_sessions(args: argparse.Namespace, open_memory: Open) -> None:
     elif args.action == "delete":
         n = mem.delete_session(args.id)
         _emit(args, {"deleted_turns": n}, lambda d: f"deleted {args.id} ({n} turns)")
+    elif args.action == "list":
+        page = mem.list_sessions(limit=args.limit, offset=args.offset)
+        _emit(
+            args,
+            page,
+            lambda p: (
+                "\n".join(f"{s.id}  {json.dumps(s.metadata)}" for s in p.sessions) or "no sessions"
+            ),
+        )
     else:
         _emit(args, mem.get_session(args.id), lambda s: f"{s.id}  {json.dumps(s.metadata)}")
 
@@ -312,6 +321,9 @@ def add_parsers(
         "turngraph sessions create --id session:chat-1",
     )
     action = actions(p, "db memory json")
+    a = action("list", "list sessions, newest first", "turngraph sessions list --limit 20")
+    a.add_argument("--limit", type=int, default=50, help="at most this many (default 50)")
+    a.add_argument("--offset", type=int, default=0, help="skip this many (default 0)")
     a = action("create", "start a session", "turngraph sessions create --id session:chat-1")
     a.add_argument("--id", help="its id (session:...; default: a new one)")
     a.add_argument("--metadata", help="JSON metadata kept as given")

@@ -58,12 +58,16 @@ from turngraph.models import (
     MemoryInfo,
     MergeProposal,
     MergeResult,
+    Neighborhood,
     Observation,
     RecallResult,
     RememberResult,
     Session,
+    SessionPage,
     State,
     StateEntity,
+    TurnDetail,
+    TurnDetailPage,
     TurnPage,
     WriteResult,
 )
@@ -280,6 +284,43 @@ class _Calls:
             json=_clean({"metadata": metadata, "session_id": session_id}) or {"metadata": None},
         )
 
+    def list_sessions(self, limit: int, offset: int) -> _Call[SessionPage]:
+        return _Call(
+            "GET",
+            f"{self.base}/sessions",
+            _model(SessionPage),
+            params={"limit": limit, "offset": offset},
+        )
+
+    def get_turn(self, turn_id: str) -> _Call[TurnDetail]:
+        return _Call("GET", f"{self.base}/turns/{_seg(turn_id)}", _model(TurnDetail))
+
+    def list_turn_details(
+        self, session_id: str, limit: int, cursor: str | None
+    ) -> _Call[TurnDetailPage]:
+        return _Call(
+            "GET",
+            f"{self.base}/sessions/{_seg(session_id)}/turn-details",
+            _model(TurnDetailPage),
+            params=_clean({"limit": limit, "cursor": cursor}),
+        )
+
+    def neighborhood(self, name: str, limit: int) -> _Call[Neighborhood]:
+        return _Call(
+            "GET",
+            f"{self.base}/graph",
+            _model(Neighborhood),
+            params={"entity": name, "limit": limit},
+        )
+
+    def preview_delete_observation(self, slug: str) -> _Call[DeleteResult]:
+        return _Call(
+            "DELETE",
+            f"{self.base}/observations/{_seg(slug)}",
+            _model(DeleteResult),
+            params={"dry_run": "true"},
+        )
+
     def get_session(self, session_id: str) -> _Call[Session]:
         return _Call("GET", f"{self.base}/sessions/{_seg(session_id)}", _model(Session))
 
@@ -457,6 +498,23 @@ class RemoteMemory(_Remote):
     def create_session(self, metadata: Any = None, *, session_id: str | None = None) -> Session:
         return self._run(self._c.create_session(metadata, session_id))
 
+    def list_sessions(self, *, limit: int = 50, offset: int = 0) -> SessionPage:
+        return self._run(self._c.list_sessions(limit, offset))
+
+    def get_turn(self, turn_id: str) -> TurnDetail:
+        return self._run(self._c.get_turn(turn_id))
+
+    def list_turn_details(
+        self, session_id: str, *, limit: int = 20, cursor: str | None = None
+    ) -> TurnDetailPage:
+        return self._run(self._c.list_turn_details(session_id, limit, cursor))
+
+    def neighborhood(self, name: str, *, limit: int = 200) -> Neighborhood:
+        return self._run(self._c.neighborhood(name, limit))
+
+    def preview_delete_observation(self, slug: str) -> DeleteResult:
+        return self._run(self._c.preview_delete_observation(slug))
+
     def get_session(self, session_id: str) -> Session:
         return self._run(self._c.get_session(session_id))
 
@@ -573,6 +631,23 @@ class AsyncRemoteMemory(_Remote):
         self, metadata: Any = None, *, session_id: str | None = None
     ) -> Session:
         return await self._run(self._c.create_session(metadata, session_id))
+
+    async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> SessionPage:
+        return await self._run(self._c.list_sessions(limit, offset))
+
+    async def get_turn(self, turn_id: str) -> TurnDetail:
+        return await self._run(self._c.get_turn(turn_id))
+
+    async def list_turn_details(
+        self, session_id: str, *, limit: int = 20, cursor: str | None = None
+    ) -> TurnDetailPage:
+        return await self._run(self._c.list_turn_details(session_id, limit, cursor))
+
+    async def neighborhood(self, name: str, *, limit: int = 200) -> Neighborhood:
+        return await self._run(self._c.neighborhood(name, limit))
+
+    async def preview_delete_observation(self, slug: str) -> DeleteResult:
+        return await self._run(self._c.preview_delete_observation(slug))
 
     async def get_session(self, session_id: str) -> Session:
         return await self._run(self._c.get_session(session_id))

@@ -47,7 +47,10 @@ def _op(
 
 _LISTS_IN_PROCESS = "a property of the open memory object, not an operation on its contents"
 _SLUGS = "the CLI's typing aid (a slug prefix); results over the wire carry whole slugs"
-_BINARY = "binary bodies: MCP reads and stores text files (read_file / store_file)"
+_PAGES = (
+    "a read shaped for the inspector's pages (a whole session's extractions, a graph "
+    "drawing, a delete's preview); an agent uses list_turns, get_entity and get_turn"
+)
 
 OPERATIONS: tuple[Operation, ...] = (
     _op(
@@ -104,6 +107,35 @@ OPERATIONS: tuple[Operation, ...] = (
         "bad line is named by its number and the lines before it are kept",
     ),
     _op("create_session", "read_write", ("POST", "/sessions"), "create_session", "sessions create"),
+    _op("list_sessions", "read", ("GET", "/sessions"), "list_sessions", "sessions list"),
+    _op(
+        "get_turn",
+        "read",
+        ("GET", "/turns/{turn_id}"),
+        "get_turn",
+        None,
+        cli="`turns SESSION --json` and `state` show what turns taught; one turn by id is "
+        "the inspector's read",
+    ),
+    _op(
+        "list_turn_details",
+        "read",
+        ("GET", "/sessions/{session_id}/turn-details"),
+        None,
+        None,
+        mcp=_PAGES,
+        cli=_PAGES,
+    ),
+    _op("neighborhood", "read", ("GET", "/graph"), None, None, mcp=_PAGES, cli=_PAGES),
+    _op(
+        "preview_delete_observation",
+        "full",
+        ("DELETE", "/observations/{slug}"),
+        None,
+        None,
+        mcp=_PAGES,
+        cli=_PAGES,
+    ),
     _op("get_session", "read", ("GET", "/sessions/{session_id}"), "get_session", "sessions show"),
     _op(
         "delete_session",

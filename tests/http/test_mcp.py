@@ -35,6 +35,8 @@ READ = {
     "entity_state",
     "entity_states",
     "get_session",
+    "list_sessions",
+    "get_turn",
 }
 READ_WRITE = READ | {
     "remember",
