@@ -1,6 +1,7 @@
 """The CLI commands that reach a memory's turns, recall and state: ``remember`` (one turn, or
 many from stdin or a file: one per line, or JSONL), ``recall``, ``state``, ``history``,
-``sessions``, ``turns`` and ``forget``. Each calls the core and renders; ``--json`` prints the
+``sessions``, ``turns``, ``forget``, and ``export`` / ``import`` (a memory's conversations
+as JSONL). Each calls the core and renders; ``--json`` prints the
 core's model."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import IO, Any
 
@@ -247,6 +249,84 @@ def cmd_forget(args: argparse.Namespace, open_memory: Open) -> None:
     _emit(args, res, lambda r: f"{verb} {r.deleted} observation(s): {', '.join(r.observations)}")
 
 
+def _open(path: str | None, mode: str, standard: IO[str]) -> AbstractContextManager[IO[str]]:
+    """The file at ``path``, or the standard stream for none or '-' (left open after)."""
+    if path in (None, "-"):
+        return nullcontext(standard)
+    return Path(path).open(mode, encoding="utf-8")
+
+
+def _export_lines(mem: Memory) -> Iterator[dict[str, Any]]:
+    """A memory's conversations as JSONL records: each session (oldest first) then its
+    turns in order, with everything ``import`` needs to write them again."""
+    sessions = []
+    offset = 0
+    while True:
+        page = mem.list_sessions(limit=200, offset=offset)
+        sessions += page.sessions
+        offset += len(page.sessions)
+        if not page.has_more or not page.sessions:
+            break
+    for session in sorted(sessions, key=lambda x: (x.created_at, x.id)):
+        yield {"kind": "session", "id": session.id, "metadata": session.metadata}
+        cursor: str | None = None
+        while True:
+            turns = mem.list_turns(session.id, limit=500, cursor=cursor)
+            for t in turns.turns:
+                yield {
+                    "kind": "turn",
+                    "session_id": t.session_id,
+                    "role": t.role,
+                    "speaker": t.speaker,
+                    "content": t.content,
+                    "observed_at": t.observed_at.isoformat(),
+                    "labels": t.labels,
+                }
+            cursor = turns.next_cursor
+            if not turns.has_more or cursor is None:
+                break
+
+
+def cmd_export(args: argparse.Namespace, open_memory: Open) -> None:
+    mem = open_memory(args, read_only=True)
+    with _open(args.output, "w", sys.stdout) as sink:
+        for count, record in enumerate(_export_lines(mem), start=1):
+            sink.write(json.dumps(record, ensure_ascii=False) + "\n")
+            if count % (PROGRESS_EVERY * 10) == 0:
+                print(f"exported {count} records", file=sys.stderr, flush=True)
+
+
+def cmd_import(args: argparse.Namespace, open_memory: Open) -> None:
+    mem = open_memory(args)
+    counts = {"sessions": 0, "turns": 0}
+    with _open(args.input, "r", sys.stdin) as source:
+        for number, item in _turns_from(source, jsonl=True):
+            kind = item.get("kind")
+            try:
+                if kind == "session":
+                    mem.create_session(item.get("metadata"), session_id=item["id"])
+                    counts["sessions"] += 1
+                elif kind == "turn":
+                    mem.remember(
+                        item["content"],
+                        session_id=item["session_id"],
+                        role=item.get("role", "user"),
+                        speaker=item.get("speaker"),
+                        observed_at=item.get("observed_at"),
+                        labels=item.get("labels") or (),
+                    )
+                    counts["turns"] += 1
+                    if counts["turns"] % PROGRESS_EVERY == 0:
+                        print(f"imported {counts['turns']} turns", file=sys.stderr, flush=True)
+                else:
+                    raise ValidationError(
+                        f"unknown record kind {kind!r} (session or turn)", field="kind"
+                    )
+            except (KeyError, ValidationError) as exc:
+                raise ValidationError(f"line {number}: {exc}", field=f"line {number}") from None
+    _emit(args, counts, lambda c: f"imported {c['sessions']} sessions, {c['turns']} turns")
+
+
 def add_parsers(
     add: Callable[..., argparse.ArgumentParser],
     actions: Callable[..., Callable[[str, str, str], argparse.ArgumentParser]],
@@ -335,6 +415,21 @@ def add_parsers(
         "delete a session with its turns and what only they taught",
         "turngraph sessions delete session:chat-1",
     ).add_argument("id", help="the session id")
+
+    p = add(
+        "export",
+        handlers["export"],
+        "write the memory's sessions and turns as JSONL (import writes them back)",
+        "turngraph export --memory acme > acme.jsonl",
+    )
+    p.add_argument("output", nargs="?", help="the file to write (default: stdout)")
+    p = add(
+        "import",
+        handlers["import"],
+        "write sessions and turns from JSONL made by export (extraction runs again)",
+        "turngraph import --memory copy acme.jsonl",
+    )
+    p.add_argument("input", nargs="?", help="the file to read (default: stdin)")
 
     p = add("turns", handlers["turns"], "a session's turns", "turngraph turns session:chat-1")
     p.add_argument("session", help="the session id")

@@ -103,3 +103,42 @@ def test_cli_errors_go_to_stderr_with_exit_status_1(
     code, out, err = run(capsys, monkeypatch, db, "remember", "--jsonl", stdin='{"text": "ok"}\n[')
     assert (code, out) == (1, "")
     assert "line 2" in err
+
+
+def test_export_then_import_round_trips_a_memory_exactly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "x.db"
+    with turngraph.open(db) as opened:
+        mem = opened.create_memory("m", retrieval={"embedder": "none"})
+        opened.create_memory("copy", retrieval={"embedder": "none"})
+        mem.create_session({"user": "Dana", "channel": "tg"}, session_id="session:a")
+        mem.remember("I work at Acme as VP of sales.", session_id="session:a", labels=["x"])
+        mem.remember("Noted, congrats!", session_id="session:a", role="assistant")
+        other = mem.remember("Ines moved to Leeds.", speaker="Sam", observed_at="2024-05-01")
+        mem.remember("I got promoted to CTO", session_id="session:a")
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert run(capsys, monkeypatch, db, "export", str(first))[0] == 0
+    code, out, _ = main_with(capsys, db, "import", str(first), "--memory", "copy", "--json")
+    assert (code, json.loads(out)) == (0, {"sessions": 2, "turns": 4})
+    assert main_with(capsys, db, "export", str(second), "--memory", "copy")[0] == 0
+    assert second.read_text("utf-8") == first.read_text("utf-8")
+    records = [json.loads(line) for line in first.read_text("utf-8").splitlines()]
+    assert [r["kind"] for r in records].count("turn") == 4
+    assert {"kind": "session", "id": other.session_id, "metadata": None} in records
+    with turngraph.open(db) as opened:
+        a, b = opened.memory("m"), opened.memory("copy")
+        names = [(e.entity_type, e.name) for e in a.entity_states()]
+        assert names == [(e.entity_type, e.name) for e in b.entity_states()]
+        assert ("person", "Dana") in names
+        for kind, entity in names:
+            here, there = a.entity_state(kind, entity), b.entity_state(kind, entity)
+            assert [(x.key, x.value) for x in here.attributes] == [
+                (x.key, x.value) for x in there.attributes
+            ]
+
+
+def main_with(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> tuple[int, str, str]:
+    code = main([*args, "--db", str(db)])
+    out, err = capsys.readouterr()
+    return code, out, err
