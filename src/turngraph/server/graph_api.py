@@ -44,6 +44,7 @@ from turngraph.models import (
     TurnPage,
     WriteResult,
 )
+from turngraph.operations import tier_of
 from turngraph.server.common import (
     Bound,
     CallerDep,
@@ -298,7 +299,7 @@ def list_memories(db: DatabaseDep, caller: CallerDep) -> list[MemoryInfo]:
 @router.get("/memories/{memory}", response_model=MemoryInfo, responses=_ok())
 def memory_info(memory: str, db: DatabaseDep, caller: CallerDep) -> MemoryInfo:
     """A memory's settings, fixed retrieval configuration and counts."""
-    b = _m(db, caller, memory, "read")
+    b = _m(db, caller, memory, tier_of("info"))
     return b.memory.info().model_copy(update={"tier": b.tier})
 
 
@@ -345,7 +346,7 @@ def add_observation(
     idempotency_key: IdempotencyKey = None,
 ) -> JSONResponse:
     """Write one observation with the entities and relationships it names."""
-    b = _m(db, caller, memory, "read_write")
+    b = _m(db, caller, memory, tier_of("add_observation"))
     fields = body.model_dump(exclude={"entities", "relationships"})
     return _once(
         b,
@@ -366,7 +367,7 @@ def add_observation(
 @router.get("/memories/{memory}/observations/{slug}", response_model=Observation, responses=_ok())
 def get_observation(memory: str, slug: str, db: DatabaseDep, caller: CallerDep) -> Observation:
     """An observation in full, by its slug."""
-    return _m(db, caller, memory, "read").memory.get_observation(slug)
+    return _m(db, caller, memory, tier_of("get_observation")).memory.get_observation(slug)
 
 
 @router.patch(
@@ -382,7 +383,7 @@ def update_observation(
     idempotency_key: IdempotencyKey = None,
 ) -> JSONResponse:
     """Edit an observation; entity and relationship lists merge, removal is explicit."""
-    b = _m(db, caller, memory, "full")
+    b = _m(db, caller, memory, tier_of("update_observation"))
     fields = body.model_dump(
         exclude={"entities", "relationships", "remove_relationships"}, exclude_unset=True
     )
@@ -417,7 +418,7 @@ def delete_observation(
 ) -> Any:
     """Delete an observation and prune what only it backed. With ``dry_run`` the result
     says what would go, and nothing is deleted."""
-    b = _m(db, caller, memory, "full")
+    b = _m(db, caller, memory, tier_of("delete_observation"))
     if dry_run:
         return b.memory.preview_delete_observation(slug)
     return _once(
@@ -436,7 +437,7 @@ def delete_observation(
 @router.post("/memories/{memory}/recall", response_model=RecallResult, responses=_ok())
 def recall(memory: str, body: RecallIn, db: DatabaseDep, caller: CallerDep) -> RecallResult:
     """Semantic recall (with ``query``) or structural recall (filters only), bounded."""
-    b = _m(db, caller, memory, "read")
+    b = _m(db, caller, memory, tier_of("recall"))
     return b.memory.recall(body.query, **body.model_dump(exclude={"query"}))
 
 
@@ -450,7 +451,7 @@ def context(
     k: Annotated[int, Body(embed=True, ge=1)] = 10,
 ) -> dict[str, str]:
     """Recall rendered as prompt-ready text."""
-    b = _m(db, caller, memory, "read")
+    b = _m(db, caller, memory, tier_of("context"))
     return {"context": b.memory.context(query, session_id=session_id, k=k)}
 
 
@@ -467,14 +468,14 @@ def list_entities(
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> list[EntitySummary]:
     """Entities, most connected first."""
-    b = _m(db, caller, memory, "read")
+    b = _m(db, caller, memory, tier_of("list_entities"))
     return b.memory.list_entities(type, limit=limit, offset=offset)
 
 
 @router.get("/memories/{memory}/entities/{name:path}", response_model=Entity, responses=_ok())
 def get_entity(memory: str, name: str, db: DatabaseDep, caller: CallerDep) -> Entity:
     """An entity by any of its names, with its neighborhood and observations (bounded)."""
-    return _m(db, caller, memory, "read").memory.get_entity(name)
+    return _m(db, caller, memory, tier_of("get_entity")).memory.get_entity(name)
 
 
 @router.delete(
@@ -488,7 +489,7 @@ def delete_entity(
     type: Annotated[str | None, Query(max_length=L.entity_type_chars)] = None,
 ) -> EntityDeleteResult:
     """Remove an entity with its attributes and relationships; observations stay."""
-    return _m(db, caller, memory, "full").memory.delete_entity(name, type)
+    return _m(db, caller, memory, tier_of("delete_entity")).memory.delete_entity(name, type)
 
 
 @router.get("/memories/{memory}/history", response_model=list[AttributeVersion], responses=_ok())
@@ -501,7 +502,9 @@ def entity_history(
     key: Annotated[str, Query(min_length=1, max_length=100)],
 ) -> list[AttributeVersion]:
     """Every version of one attribute of one entity, oldest first."""
-    return _m(db, caller, memory, "read").memory.entity_history(entity_type, name, key)
+    return _m(db, caller, memory, tier_of("entity_history")).memory.entity_history(
+        entity_type, name, key
+    )
 
 
 @router.get("/memories/{memory}/state", response_model=State, responses=_ok())
@@ -513,7 +516,7 @@ def state(
     limit: Annotated[int, Query(ge=1, le=L.state_items)] = 100,
 ) -> State:
     """What the memory knows now (or ``as_of``), by category."""
-    return _m(db, caller, memory, "read").memory.state(as_of, limit=limit)
+    return _m(db, caller, memory, tier_of("state")).memory.state(as_of, limit=limit)
 
 
 @router.get("/memories/{memory}/state/entities", response_model=list[StateEntity], responses=_ok())
@@ -526,7 +529,7 @@ def entity_states(
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> list[StateEntity]:
     """Entities ordered by type then name, as the state shows them."""
-    b = _m(db, caller, memory, "read")
+    b = _m(db, caller, memory, tier_of("entity_states"))
     return b.memory.entity_states(type, limit=limit, offset=offset)
 
 
@@ -539,13 +542,13 @@ def entity_state(
     name: Annotated[str, Query(min_length=1, max_length=L.entity_name_chars)],
 ) -> EntityState:
     """One entity with its current attributes and relations."""
-    return _m(db, caller, memory, "read").memory.entity_state(entity_type, name)
+    return _m(db, caller, memory, tier_of("entity_state")).memory.entity_state(entity_type, name)
 
 
 @router.post("/memories/{memory}/forget", response_model=ForgetResult, responses=_ok())
 def forget(memory: str, body: ForgetIn, db: DatabaseDep, caller: CallerDep) -> ForgetResult:
     """Remove every observation whose text holds all the query's words."""
-    b = _m(db, caller, memory, "full")
+    b = _m(db, caller, memory, tier_of("forget"))
     return b.memory.forget(body.query, purge=body.purge, dry_run=body.dry_run)
 
 
@@ -564,7 +567,7 @@ def remember(
     idempotency_key: IdempotencyKey = None,
 ) -> JSONResponse:
     """Remember one message as a turn and return what it taught the memory."""
-    b = _m(db, caller, memory, "read_write")
+    b = _m(db, caller, memory, tier_of("remember"))
     return _once(
         b,
         request,
@@ -587,7 +590,7 @@ def remember_many(
     idempotency_key: IdempotencyKey = None,
 ) -> JSONResponse:
     """Remember several messages, in order, as turns of one session, atomically."""
-    b = _m(db, caller, memory, "read_write")
+    b = _m(db, caller, memory, tier_of("remember_many"))
     fields = body.model_dump(exclude={"messages"})
     messages = [m.model_dump(exclude_none=True) for m in body.messages]
     return _once(
@@ -607,14 +610,14 @@ def create_session(
     memory: str, db: DatabaseDep, caller: CallerDep, body: SessionIn | None = None
 ) -> Session:
     """Start a session; metadata (any JSON) is kept as given."""
-    b = _m(db, caller, memory, "read_write")
+    b = _m(db, caller, memory, tier_of("create_session"))
     body = body or SessionIn()
     return b.memory.create_session(body.metadata, session_id=body.session_id)
 
 
 @router.get("/memories/{memory}/sessions/{session_id}", response_model=Session, responses=_ok())
 def get_session(memory: str, session_id: str, db: DatabaseDep, caller: CallerDep) -> Session:
-    return _m(db, caller, memory, "read").memory.get_session(session_id)
+    return _m(db, caller, memory, tier_of("get_session")).memory.get_session(session_id)
 
 
 @router.delete("/memories/{memory}/sessions/{session_id}", responses=_ok())
@@ -622,7 +625,11 @@ def delete_session(
     memory: str, session_id: str, db: DatabaseDep, caller: CallerDep
 ) -> dict[str, int]:
     """Delete a session with its turns and what only they taught."""
-    return {"deleted_turns": _m(db, caller, memory, "full").memory.delete_session(session_id)}
+    return {
+        "deleted_turns": _m(db, caller, memory, tier_of("delete_session")).memory.delete_session(
+            session_id
+        )
+    }
 
 
 @router.get(
@@ -638,7 +645,7 @@ def list_turns(
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> TurnPage:
     """A session's turns, oldest first."""
-    b = _m(db, caller, memory, "read")
+    b = _m(db, caller, memory, tier_of("list_turns"))
     return b.memory.list_turns(session_id, limit=limit, cursor=cursor, offset=offset)
 
 
@@ -652,7 +659,7 @@ def list_files(
     caller: CallerDep,
     prefix: Annotated[str | None, Query(max_length=L.file_path_chars)] = None,
 ) -> list[AppendixFile]:
-    return _m(db, caller, memory, "read").memory.list_files(prefix)
+    return _m(db, caller, memory, tier_of("list_files")).memory.list_files(prefix)
 
 
 @router.put(
@@ -679,7 +686,7 @@ async def put_file(
     """Store the request body as an appendix file; its Content-Type is kept."""
     data = await request.body()
     kind = request.headers.get("content-type") or "application/octet-stream"
-    b = await run_in_threadpool(_m, db, caller, memory, "read_write")
+    b = await run_in_threadpool(_m, db, caller, memory, tier_of("put_file"))
     return await run_in_threadpool(
         lambda: b.memory.put_file(
             path,
@@ -700,7 +707,7 @@ async def put_file(
 def get_file(memory: str, path: str, db: DatabaseDep, caller: CallerDep) -> Response:
     """The file's bytes with its content type; ``X-File-Meta`` holds the file's record
     (path, description, size, sha256, ...) as ASCII JSON."""
-    found = _m(db, caller, memory, "read").memory.get_file(path)
+    found = _m(db, caller, memory, tier_of("get_file")).memory.get_file(path)
     meta = json.dumps(found.file.model_dump(mode="json"), ensure_ascii=True)
     return Response(found.data, media_type=found.file.content_type, headers={"X-File-Meta": meta})
 
@@ -709,7 +716,7 @@ def get_file(memory: str, path: str, db: DatabaseDep, caller: CallerDep) -> Resp
     "/memories/{memory}/files/{path:path}", response_model=AppendixFile, responses=_ok(409)
 )
 def delete_file(memory: str, path: str, db: DatabaseDep, caller: CallerDep) -> AppendixFile:
-    return _m(db, caller, memory, "full").memory.delete_file(path)
+    return _m(db, caller, memory, tier_of("delete_file")).memory.delete_file(path)
 
 
 # -- consolidation --------------------------------------------------------------------------
@@ -718,7 +725,7 @@ def delete_file(memory: str, path: str, db: DatabaseDep, caller: CallerDep) -> A
 @router.post("/memories/{memory}/consolidate", response_model=list[MergeProposal], responses=_ok())
 def consolidate(memory: str, db: DatabaseDep, caller: CallerDep) -> list[MergeProposal]:
     """Propose merges of entities recorded under variant names; none is applied."""
-    return _m(db, caller, memory, "read_write").memory.consolidate()
+    return _m(db, caller, memory, tier_of("consolidate")).memory.consolidate()
 
 
 @router.get("/memories/{memory}/proposals", response_model=list[MergeProposal], responses=_ok())
@@ -731,7 +738,7 @@ def list_proposals(
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> list[MergeProposal]:
     """Merge proposals by status, oldest first: all of them, or a page with ``limit``."""
-    b = _m(db, caller, memory, "read")
+    b = _m(db, caller, memory, tier_of("list_proposals"))
     return b.memory.list_proposals(None if status == "all" else status, limit=limit, offset=offset)
 
 
@@ -744,7 +751,7 @@ def accept_proposal(
     memory: str, proposal_id: int, db: DatabaseDep, caller: CallerDep
 ) -> MergeResult:
     """Apply a merge: relink everything to the canonical entity (full tier)."""
-    return _m(db, caller, memory, "full").memory.accept_proposal(proposal_id)
+    return _m(db, caller, memory, tier_of("accept_proposal")).memory.accept_proposal(proposal_id)
 
 
 @router.post(
@@ -755,4 +762,4 @@ def accept_proposal(
 def reject_proposal(
     memory: str, proposal_id: int, db: DatabaseDep, caller: CallerDep
 ) -> MergeProposal:
-    return _m(db, caller, memory, "read_write").memory.reject_proposal(proposal_id)
+    return _m(db, caller, memory, tier_of("reject_proposal")).memory.reject_proposal(proposal_id)
