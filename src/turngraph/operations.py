@@ -4,10 +4,11 @@ what each face needs to reach it.
 For each operation: the core method, the tier a caller needs, the graph API's HTTP method and
 path (under ``/v1/memories/{memory}``), the MCP tool that carries it, and the CLI command
 (``command`` or ``command action``). A face that deliberately leaves an operation out says
-why in ``omitted``. The graph API's routes and the MCP server take their tiers from here; the parity test
-(``tests/http/test_parity.py``) checks that every public method of ``Memory`` is in the table
-and that every face reaches every operation it does not list as left out. The memory API
-(``/api/v1``) is not in the table: it adapts another system's contract by hand.
+why in ``omitted``. The graph API's routes and the MCP server take their tiers from here;
+the parity test (``tests/http/test_parity.py``) checks that every public method of
+``Memory`` is in the table and that every face reaches every operation it does not list as
+left out. The memory API (``/api/v1``) is not in the table: it adapts another system's
+contract by hand.
 """
 
 from __future__ import annotations
