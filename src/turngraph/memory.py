@@ -436,7 +436,7 @@ class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps, ForgetOps, Inspect
             if type is None
             else normalize_type(type, field="type", limit=self._limits.entity_type_chars)
         )
-        limit, offset = page_bounds(limit, offset, maximum=1000)
+        limit, offset = page_bounds(limit, offset, maximum=self._limits.entities_per_page)
         with self._store.read(self._id) as tx:
             rows = tx.list_entities(type=etype, limit=limit, offset=offset)
         return [

@@ -17,7 +17,6 @@ from turngraph.store.base import ObservationRow, SessionRow, Store, TurnRow, Wri
 from turngraph.validate import check_json_value, page_bounds, required_text
 
 ROLES: tuple[Role, ...] = ("user", "assistant", "system", "tool")
-MAX_TURN_PAGE = 500
 
 
 def check_role(value: object, field: str = "role") -> Role:
@@ -84,7 +83,9 @@ class SessionOps:
         blob = self._metadata(metadata)
         now = datetime.now(UTC)
         if session_id is not None:
-            session_id = required_text(session_id, field="session_id", limit=200)
+            session_id = required_text(
+                session_id, field="session_id", limit=self._limits.session_id_chars
+            )
             if not SESSION_ID_RE.match(session_id):
                 raise ValidationError(
                     "session_id must look like session:<key> (letters, digits, '.', '_', "
@@ -100,13 +101,17 @@ class SessionOps:
             return to_session(session_row(tx, session_id))
 
     def get_session(self, session_id: str) -> Session:
-        session_id = required_text(session_id, field="session_id", limit=200)
+        session_id = required_text(
+            session_id, field="session_id", limit=self._limits.session_id_chars
+        )
         with self._store.read(self._id) as tx:
             return to_session(session_row(tx, session_id))
 
     def delete_session(self, session_id: str) -> int:
         """Delete a session and its turns, pruning what only they backed; returns the count."""
-        session_id = required_text(session_id, field="session_id", limit=200)
+        session_id = required_text(
+            session_id, field="session_id", limit=self._limits.session_id_chars
+        )
         now = datetime.now(UTC)
         with self._store.write(self._id) as tx:
             session_row(tx, session_id)
@@ -121,8 +126,10 @@ class SessionOps:
     ) -> TurnPage:
         """A session's turns, oldest first. ``limit`` defaults to 100 and is clamped to 500;
         page with the opaque ``next_cursor`` or with ``offset``."""
-        session_id = required_text(session_id, field="session_id", limit=200)
-        limit, offset = page_bounds(limit, offset, maximum=MAX_TURN_PAGE)
+        session_id = required_text(
+            session_id, field="session_id", limit=self._limits.session_id_chars
+        )
+        limit, offset = page_bounds(limit, offset, maximum=self._limits.turns_per_page)
         after = 0 if cursor is None else _decode_cursor(cursor)
         with self._store.read(self._id) as tx:
             session_row(tx, session_id)
@@ -143,8 +150,9 @@ class SessionOps:
             raise ValidationError(
                 f"metadata must be JSON-serializable: {exc}", field="metadata"
             ) from None
-        if len(blob) > 64_000:
-            raise ValidationError("metadata is over 64 KB", field="metadata")
+        most = self._limits.session_metadata_chars
+        if len(blob) > most:
+            raise ValidationError(f"metadata is over {most} characters as JSON", field="metadata")
         return blob
 
 

@@ -25,8 +25,6 @@ from turngraph.reconcile import attribute_key
 from turngraph.store.base import AttributeRow, EntityRow, ReadTx, RelationshipRow, Store
 from turngraph.validate import normalize_name, normalize_type, page_bounds, parse_datetime
 
-MAX_STATE_LIMIT = 500
-
 
 def to_version(row: AttributeRow) -> AttributeVersion:
     return AttributeVersion(
@@ -87,7 +85,7 @@ class StateOps:
         at = None if as_of is None else parse_datetime(as_of, field="as_of")
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise ValidationError("limit must be a positive integer", field="limit")
-        limit = min(limit, MAX_STATE_LIMIT)
+        limit = min(limit, self._limits.state_items)
         cut = dict.fromkeys(StateTruncation.model_fields, False)
         groups: dict[str, CategoryState] = {}
         with self._store.read(self._id) as tx:
@@ -139,7 +137,7 @@ class StateOps:
                 for key in tx.attribute_keys(entity.id)
                 for a in tx.current_attributes(entity.id, key)
             ]
-            rels, _ = tx.entity_relationships(entity.id, limit=MAX_STATE_LIMIT)
+            rels, _ = tx.entity_relationships(entity.id, limit=self._limits.state_items)
         return EntityState(
             entity=to_state_entity(entity),
             attributes=attributes,
@@ -150,14 +148,20 @@ class StateOps:
         self, entity_type: str | None = None, *, limit: int = 100, offset: int = 0
     ) -> list[StateEntity]:
         """Entities ordered by type then name, as :meth:`state` shows them."""
-        etype = None if entity_type is None else normalize_type(entity_type, field="type", limit=64)
-        limit, offset = page_bounds(limit, offset, maximum=MAX_STATE_LIMIT)
+        etype = (
+            None
+            if entity_type is None
+            else normalize_type(entity_type, field="type", limit=self._limits.entity_type_chars)
+        )
+        limit, offset = page_bounds(limit, offset, maximum=self._limits.state_items)
         with self._store.read(self._id) as tx:
             rows = tx.list_entities(type=etype, limit=limit, offset=offset, by_name=True)
         return [to_state_entity(e) for e in rows]
 
     def _typed_entity(self, tx: ReadTx, entity_type: str, name: str) -> EntityRow:
-        etype = normalize_type(entity_type, field="entity_type", limit=64)
+        etype = normalize_type(
+            entity_type, field="entity_type", limit=self._limits.entity_type_chars
+        )
         _, ekey = normalize_name(name, field="name", limit=self._limits.entity_name_chars)
         entity = tx.find_entities([ekey]).get(ekey)
         if entity is None or entity.type != etype:

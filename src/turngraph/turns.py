@@ -47,7 +47,6 @@ from turngraph.validate import (
 INFER_MODES = ("full", "triples", "preview", "none")
 EXTRACT_MODES = ("per_message", "whole_conversation")
 TURN_CATEGORY = "turn"
-MAX_BATCH = 500
 # How many earlier turns of the session an extractor sees (for pronouns and elided subjects).
 HISTORY_TURNS = 4
 
@@ -64,18 +63,18 @@ class _Replayed(Exception):
         self.stored = stored
 
 
-def _labels(labels: object) -> list[str]:
+def _labels(labels: object, limits: Limits) -> list[str]:
     if labels is None:
         return []
     if isinstance(labels, str) or not isinstance(labels, Sequence):
         raise ValidationError("labels must be a list of strings", field="labels")
     out: list[str] = []
     for i, label in enumerate(labels):
-        text = required_text(label, field=f"labels[{i}]", limit=200)
+        text = required_text(label, field=f"labels[{i}]", limit=limits.label_chars)
         if text not in out:
             out.append(text)
-    if len(out) > 32:
-        raise ValidationError("at most 32 labels per turn", field="labels")
+    if len(out) > limits.labels_per_turn:
+        raise ValidationError(f"at most {limits.labels_per_turn} labels per turn", field="labels")
     return out
 
 
@@ -149,7 +148,7 @@ class TurnOps(SessionOps):
         )
         mode = self._infer(infer)
         category = self._category(memory_category)
-        tags = _labels(labels)
+        tags = _labels(labels, self._limits)
         if mode == "triples":
             check_triple_entities(triples, field="triples")
         if links:
@@ -237,8 +236,9 @@ class TurnOps(SessionOps):
             )
         if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
             raise ValidationError("messages must be a list", field="messages")
-        if not messages or len(messages) > MAX_BATCH:
-            raise ValidationError(f"messages must hold 1 to {MAX_BATCH} items", field="messages")
+        most = self._limits.messages_per_batch
+        if not messages or len(messages) > most:
+            raise ValidationError(f"messages must hold 1 to {most} items", field="messages")
         parsed = []
         for i, m in enumerate(messages):
             if not isinstance(m, Mapping):
@@ -253,7 +253,7 @@ class TurnOps(SessionOps):
                     required=True,
                 )
             )
-        tags = _labels(labels)
+        tags = _labels(labels, self._limits)
         key = self._turn_key(idempotency_key)
         request = {
             "messages": parsed,
@@ -520,7 +520,9 @@ class TurnOps(SessionOps):
         return {
             "content": content,
             "role": check_role(role, field.rsplit(".", 1)[0] + ".role" if "." in field else "role"),
-            "speaker": check_speaker(optional_text(speaker, field="speaker", limit=200)),
+            "speaker": check_speaker(
+                optional_text(speaker, field="speaker", limit=self._limits.speaker_chars)
+            ),
             "observed_at": None
             if observed_at is None
             else parse_datetime(observed_at, field="observed_at"),

@@ -30,12 +30,31 @@ READ = {
     "list_files",
     "read_file",
     "list_proposals",
+    "context",
+    "list_entities",
+    "entity_state",
+    "entity_states",
+    "get_session",
+    "list_sessions",
+    "get_turn",
 }
-READ_WRITE = READ | {"remember", "add_observation", "store_file", "consolidate", "reject_proposal"}
+READ_WRITE = READ | {
+    "remember",
+    "remember_many",
+    "add_observation",
+    "store_file",
+    "consolidate",
+    "reject_proposal",
+    "create_session",
+}
 FULL = READ_WRITE | {
     "update_observation",
     "delete_observation",
     "accept_proposal",
+    "forget",
+    "delete_entity",
+    "delete_session",
+    "delete_file",
 }
 
 

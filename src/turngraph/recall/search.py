@@ -123,6 +123,7 @@ class RecallOps:
     name: str
     _store: Store
     _id: int
+    _limits: Limits
 
     if TYPE_CHECKING:  # provided by Memory
 
@@ -180,7 +181,7 @@ class RecallOps:
             hi = at
         flt = ObservationFilter(
             category=None if category is None else str(category).strip().lower(),
-            tags=tuple(normalize_tags(tags, limits=_TAG_LIMITS)) if tags else (),
+            tags=tuple(normalize_tags(tags, limits=self._limits)) if tags else (),
             since=lo,
             until=hi,
             session_id=session_id,
@@ -484,9 +485,6 @@ class RecallOps:
                 }
             )
         return result
-
-
-_TAG_LIMITS = Limits()
 
 
 def _replace(flt: ObservationFilter, **changes: Any) -> ObservationFilter:

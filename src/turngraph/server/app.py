@@ -27,7 +27,7 @@ from turngraph.database import Database
 from turngraph.errors import TurngraphError
 from turngraph.extraction_pool import ProcessExtractor
 from turngraph.recall.embed import OnnxEmbedder
-from turngraph.server.common import HTTPProblem, status_of
+from turngraph.server.common import HTTPProblem, class_of, status_of
 from turngraph.server.settings import ServerSettings
 
 log = logging.getLogger("turngraph.server")
@@ -99,8 +99,11 @@ def _warm(db: Database) -> None:
 
 
 def _problem(status: int, message: str, /, **extra: Any) -> JSONResponse:
-    # Positional-only: an error's own fields may be named "status" or "message".
+    # Positional-only: an error's own fields may be named "status" or "message". Every body
+    # names its error class, so a client raises the class the core raised.
     body = {"message": message, **{k: v for k, v in extra.items() if v is not None}}
+    if "error" not in body and (kind := class_of(status)) is not None:
+        body["error"] = kind
     return JSONResponse(body, status_code=status)
 
 

@@ -60,6 +60,14 @@ STATUS: list[tuple[type[TurngraphError], int]] = [
 ]
 
 
+def class_of(status: int) -> str | None:
+    """The error class a status stands for, named in a body that has no class of its own."""
+    for kind, code in STATUS:
+        if code == status:
+            return kind.__name__
+    return None
+
+
 def status_of(exc: TurngraphError) -> int:
     for kind, status in STATUS:
         if isinstance(exc, kind):

@@ -3,20 +3,24 @@ over HTTP, with the same names and the same result shapes (snake_case JSON).
 
 Tiers: ``read`` for recall and every read; ``read_write`` for remembering, adding
 observations, storing files, consolidating and rejecting proposals; ``full`` for updates,
-deletes, forget and accepting merges. ``Idempotency-Key`` on a write is passed to the core,
-which replays the first result for the same request and refuses a different one (409).
+deletes, forget and accepting merges. ``Idempotency-Key`` on a write has the memory API's
+semantics (server/idempotency.py): per memory and principal, kept 24 hours, the first answer
+replayed, 409 for a different body or while the first is still in flight.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Header, Query, Request, Response
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from turngraph.access import Caller, Tier
+from turngraph.config import Limits
 from turngraph.errors import ForbiddenError
 from turngraph.models import (
     AppendixFile,
@@ -25,6 +29,7 @@ from turngraph.models import (
     DeleteResult,
     Entity,
     EntityDeleteResult,
+    EntityState,
     EntitySummary,
     ForgetResult,
     MemoryInfo,
@@ -35,19 +40,28 @@ from turngraph.models import (
     RememberResult,
     Session,
     State,
+    StateEntity,
     TurnPage,
     WriteResult,
 )
+from turngraph.operations import tier_of
 from turngraph.server.common import (
     Bound,
     CallerDep,
     DatabaseDep,
     bind,
+    database,
     responses,
 )
+from turngraph.server.idempotency import run_once
+from turngraph.validate import fingerprint
 
 router = APIRouter(prefix="/v1", tags=["graph API"])
-IdempotencyKey = Annotated[str | None, Header(alias="Idempotency-Key", max_length=200)]
+# Sizes every request model states: the core's own limits, so the two never disagree.
+L = Limits()
+IdempotencyKey = Annotated[
+    str | None, Header(alias="Idempotency-Key", max_length=L.idempotency_key_chars)
+]
 ERRS = (400, 401, 403, 404)
 
 
@@ -60,24 +74,26 @@ class _In(BaseModel):
 
 
 class EntityIn(_In):
-    name: str = Field(min_length=1, max_length=200)
-    type: str = Field(default="other", max_length=64)
-    description: str = Field(max_length=4000)
-    retrieval_queries: list[str] | None = Field(default=None, max_length=10)
+    name: str = Field(min_length=1, max_length=L.entity_name_chars)
+    type: str = Field(default="other", max_length=L.entity_type_chars)
+    description: str = Field(max_length=L.description_chars)
+    retrieval_queries: list[str] | None = Field(
+        default=None, max_length=L.retrieval_queries_per_entity
+    )
 
 
 class RelationshipIn(_In):
-    source: str = Field(min_length=1, max_length=200)
-    type: str = Field(min_length=1, max_length=64)
-    target: str = Field(min_length=1, max_length=200)
-    description: str | None = Field(default=None, max_length=4000)
+    source: str = Field(min_length=1, max_length=L.entity_name_chars)
+    type: str = Field(min_length=1, max_length=L.relationship_type_chars)
+    target: str = Field(min_length=1, max_length=L.entity_name_chars)
+    description: str | None = Field(default=None, max_length=L.description_chars)
     weight: float | None = None
 
 
 class RelationshipRefIn(_In):
-    source: str = Field(min_length=1, max_length=200)
-    type: str = Field(min_length=1, max_length=64)
-    target: str = Field(min_length=1, max_length=200)
+    source: str = Field(min_length=1, max_length=L.entity_name_chars)
+    type: str = Field(min_length=1, max_length=L.relationship_type_chars)
+    target: str = Field(min_length=1, max_length=L.entity_name_chars)
 
 
 class ObservationIn(_In):
@@ -88,9 +104,11 @@ class ObservationIn(_In):
     observed_at: str | None = None
     confidence: float | None = None
     source: str | None = None
-    entities: list[EntityIn] | None = Field(default=None, max_length=100)
-    relationships: list[RelationshipIn] | None = Field(default=None, max_length=200)
-    files: list[str] | None = Field(default=None, max_length=50)
+    entities: list[EntityIn] | None = Field(default=None, max_length=L.entities_per_write)
+    relationships: list[RelationshipIn] | None = Field(
+        default=None, max_length=L.relationships_per_write
+    )
+    files: list[str] | None = Field(default=None, max_length=L.files_per_observation)
 
 
 class ObservationPatch(_In):
@@ -101,27 +119,31 @@ class ObservationPatch(_In):
     observed_at: str | None = None
     confidence: float | None = None
     source: str | None = None
-    entities: list[EntityIn] | None = Field(default=None, max_length=100)
-    relationships: list[RelationshipIn] | None = Field(default=None, max_length=200)
-    remove_entities: list[str] | None = Field(default=None, max_length=100)
-    remove_relationships: list[RelationshipRefIn] | None = Field(default=None, max_length=200)
-    files: list[str] | None = Field(default=None, max_length=50)
-    remove_files: list[str] | None = Field(default=None, max_length=50)
+    entities: list[EntityIn] | None = Field(default=None, max_length=L.entities_per_write)
+    relationships: list[RelationshipIn] | None = Field(
+        default=None, max_length=L.relationships_per_write
+    )
+    remove_entities: list[str] | None = Field(default=None, max_length=L.entities_per_write)
+    remove_relationships: list[RelationshipRefIn] | None = Field(
+        default=None, max_length=L.relationships_per_write
+    )
+    files: list[str] | None = Field(default=None, max_length=L.files_per_observation)
+    remove_files: list[str] | None = Field(default=None, max_length=L.files_per_observation)
 
 
 class RecallIn(_In):
-    query: str | None = Field(default=None, max_length=4000)
+    query: str | None = Field(default=None, max_length=L.query_chars)
     k: int = Field(default=10, ge=1)
     mode: Literal["hybrid", "lexical", "dense", "graph"] = "hybrid"
     include: tuple[Literal["entities", "passages"], ...] = ("entities", "passages")
-    session_id: str | None = Field(default=None, max_length=200)
-    category: str | None = Field(default=None, max_length=64)
-    tags: list[str] | None = Field(default=None, max_length=32)
+    session_id: str | None = Field(default=None, max_length=L.session_id_chars)
+    category: str | None = Field(default=None, max_length=L.category_chars)
+    tags: list[str] | None = Field(default=None, max_length=L.tags_per_observation)
     since: str | None = None
     until: str | None = None
-    entity: str | None = Field(default=None, max_length=200)
+    entity: str | None = Field(default=None, max_length=L.entity_name_chars)
     as_of: str | None = None
-    labels: list[str] | None = Field(default=None, max_length=64)
+    labels: list[str] | None = Field(default=None, max_length=L.labels_per_turn)
     max_entities: int | None = Field(default=None, ge=1)
     max_relationships: int | None = Field(default=None, ge=1)
     max_snippets: int | None = Field(default=None, ge=1)
@@ -129,39 +151,39 @@ class RecallIn(_In):
 
 class TurnIn(_In):
     text: str | None = None
-    session_id: str | None = Field(default=None, max_length=200)
+    session_id: str | None = Field(default=None, max_length=L.session_id_chars)
     role: Literal["user", "assistant", "system", "tool"] = "user"
-    speaker: str | None = Field(default=None, max_length=200)
+    speaker: str | None = Field(default=None, max_length=L.speaker_chars)
     infer: Literal["full", "triples", "preview", "none"] = "full"
     observed_at: str | None = None
     memory_category: Literal["identity", "knowledge", "context"] | None = None
-    labels: list[str] = Field(default_factory=list, max_length=64)
-    triples: list[dict[str, Any]] | None = Field(default=None, max_length=200)
-    links: list[dict[str, Any]] | None = Field(default=None, max_length=200)
+    labels: list[str] = Field(default_factory=list, max_length=L.labels_per_turn)
+    triples: list[dict[str, Any]] | None = Field(default=None, max_length=L.relationships_per_write)
+    links: list[dict[str, Any]] | None = Field(default=None, max_length=L.relationships_per_write)
 
 
 class MessageIn(_In):
     role: Literal["user", "assistant", "system", "tool"] = "user"
     content: str
     ts: str | None = None
-    speaker: str | None = Field(default=None, max_length=200)
+    speaker: str | None = Field(default=None, max_length=L.speaker_chars)
 
 
 class TurnsIn(_In):
-    messages: list[MessageIn] = Field(min_length=1, max_length=500)
-    session_id: str | None = Field(default=None, max_length=200)
+    messages: list[MessageIn] = Field(min_length=1, max_length=L.messages_per_batch)
+    session_id: str | None = Field(default=None, max_length=L.session_id_chars)
     extract: Literal["per_message", "whole_conversation"] = "per_message"
     infer: Literal["full", "triples", "preview", "none"] = "full"
-    labels: list[str] = Field(default_factory=list, max_length=64)
+    labels: list[str] = Field(default_factory=list, max_length=L.labels_per_turn)
 
 
 class SessionIn(_In):
     metadata: Any = None
-    session_id: str | None = Field(default=None, max_length=200)
+    session_id: str | None = Field(default=None, max_length=L.session_id_chars)
 
 
 class ForgetIn(_In):
-    query: str = Field(min_length=1, max_length=4000)
+    query: str = Field(min_length=1, max_length=L.query_chars)
     purge: bool = False
     dry_run: bool = False
 
@@ -183,6 +205,38 @@ def _dump(items: list[Any] | None) -> list[dict[str, Any]] | None:
 
 def _m(db: DatabaseDep, caller: CallerDep, name: str, tier: Tier) -> Bound:
     return bind(db, caller, name, tier, bad_id=400)
+
+
+def _once(
+    b: Bound,
+    request: Request,
+    key: str | None,
+    operation: str,
+    request_body: Any,
+    write: Callable[[], BaseModel],
+    *,
+    status: int = 200,
+) -> JSONResponse:
+    """Run a write at most once per Idempotency-Key, with the memory API's semantics
+    (server/idempotency.py): claimed per memory and principal, 24 hours, the stored answer
+    replayed (``replayed: true``), 409 for another body or while the first is still in
+    flight, the key released by a write that fails. The write also records the key with the
+    memory (the embedded API's keys), so the same write sent embedded and over HTTP lands
+    once."""
+    return run_once(
+        database(request).store,
+        scope=f"{b.row.id}:{b.caller.principal.id}",
+        key=key,
+        fp=fingerprint(f"graph:{operation}", {"body": request_body}),
+        timeout_seconds=float(request.app.state.settings.request_timeout_seconds),
+        write=lambda: (status, write().model_dump(mode="json")),
+        memory=b.memory.name,
+        replayed=_mark_replayed,
+    )
+
+
+def _mark_replayed(body: Any) -> Any:
+    return {**body, "replayed": True} if isinstance(body, dict) and "replayed" in body else body
 
 
 # -- memories ------------------------------------------------------------------------------
@@ -245,7 +299,7 @@ def list_memories(db: DatabaseDep, caller: CallerDep) -> list[MemoryInfo]:
 @router.get("/memories/{memory}", response_model=MemoryInfo, responses=_ok())
 def memory_info(memory: str, db: DatabaseDep, caller: CallerDep) -> MemoryInfo:
     """A memory's settings, fixed retrieval configuration and counts."""
-    b = _m(db, caller, memory, "read")
+    b = _m(db, caller, memory, tier_of("info"))
     return b.memory.info().model_copy(update={"tier": b.tier})
 
 
@@ -288,23 +342,32 @@ def add_observation(
     body: ObservationIn,
     db: DatabaseDep,
     caller: CallerDep,
+    request: Request,
     idempotency_key: IdempotencyKey = None,
-) -> WriteResult:
+) -> JSONResponse:
     """Write one observation with the entities and relationships it names."""
-    b = _m(db, caller, memory, "read_write")
+    b = _m(db, caller, memory, tier_of("add_observation"))
     fields = body.model_dump(exclude={"entities", "relationships"})
-    return b.memory.add_observation(
-        **fields,
-        entities=_dump(body.entities),
-        relationships=_dump(body.relationships),
-        idempotency_key=idempotency_key,
+    return _once(
+        b,
+        request,
+        idempotency_key,
+        "add_observation",
+        body.model_dump(mode="json"),
+        lambda: b.memory.add_observation(
+            **fields,
+            entities=_dump(body.entities),
+            relationships=_dump(body.relationships),
+            idempotency_key=idempotency_key,
+        ),
+        status=201,
     )
 
 
 @router.get("/memories/{memory}/observations/{slug}", response_model=Observation, responses=_ok())
 def get_observation(memory: str, slug: str, db: DatabaseDep, caller: CallerDep) -> Observation:
     """An observation in full, by its slug."""
-    return _m(db, caller, memory, "read").memory.get_observation(slug)
+    return _m(db, caller, memory, tier_of("get_observation")).memory.get_observation(slug)
 
 
 @router.patch(
@@ -316,20 +379,28 @@ def update_observation(
     body: ObservationPatch,
     db: DatabaseDep,
     caller: CallerDep,
+    request: Request,
     idempotency_key: IdempotencyKey = None,
-) -> WriteResult:
+) -> JSONResponse:
     """Edit an observation; entity and relationship lists merge, removal is explicit."""
-    b = _m(db, caller, memory, "full")
+    b = _m(db, caller, memory, tier_of("update_observation"))
     fields = body.model_dump(
         exclude={"entities", "relationships", "remove_relationships"}, exclude_unset=True
     )
-    return b.memory.update_observation(
-        slug,
-        **fields,
-        entities=_dump(body.entities),
-        relationships=_dump(body.relationships),
-        remove_relationships=_dump(body.remove_relationships),
-        idempotency_key=idempotency_key,
+    return _once(
+        b,
+        request,
+        idempotency_key,
+        "update_observation",
+        {"slug": slug, **body.model_dump(mode="json", exclude_unset=True)},
+        lambda: b.memory.update_observation(
+            slug,
+            **fields,
+            entities=_dump(body.entities),
+            relationships=_dump(body.relationships),
+            remove_relationships=_dump(body.remove_relationships),
+            idempotency_key=idempotency_key,
+        ),
     )
 
 
@@ -341,15 +412,23 @@ def delete_observation(
     slug: str,
     db: DatabaseDep,
     caller: CallerDep,
+    request: Request,
     idempotency_key: IdempotencyKey = None,
     dry_run: bool = False,
-) -> DeleteResult:
+) -> Any:
     """Delete an observation and prune what only it backed. With ``dry_run`` the result
     says what would go, and nothing is deleted."""
-    b = _m(db, caller, memory, "full")
+    b = _m(db, caller, memory, tier_of("delete_observation"))
     if dry_run:
         return b.memory.preview_delete_observation(slug)
-    return b.memory.delete_observation(slug, idempotency_key=idempotency_key)
+    return _once(
+        b,
+        request,
+        idempotency_key,
+        "delete_observation",
+        {"slug": slug},
+        lambda: b.memory.delete_observation(slug, idempotency_key=idempotency_key),
+    )
 
 
 # -- recall ---------------------------------------------------------------------------------
@@ -358,7 +437,7 @@ def delete_observation(
 @router.post("/memories/{memory}/recall", response_model=RecallResult, responses=_ok())
 def recall(memory: str, body: RecallIn, db: DatabaseDep, caller: CallerDep) -> RecallResult:
     """Semantic recall (with ``query``) or structural recall (filters only), bounded."""
-    b = _m(db, caller, memory, "read")
+    b = _m(db, caller, memory, tier_of("recall"))
     return b.memory.recall(body.query, **body.model_dump(exclude={"query"}))
 
 
@@ -367,12 +446,12 @@ def context(
     memory: str,
     db: DatabaseDep,
     caller: CallerDep,
-    query: Annotated[str, Body(embed=True, min_length=1, max_length=4000)],
-    session_id: Annotated[str | None, Body(embed=True, max_length=200)] = None,
+    query: Annotated[str, Body(embed=True, min_length=1, max_length=L.query_chars)],
+    session_id: Annotated[str | None, Body(embed=True, max_length=L.session_id_chars)] = None,
     k: Annotated[int, Body(embed=True, ge=1)] = 10,
 ) -> dict[str, str]:
     """Recall rendered as prompt-ready text."""
-    b = _m(db, caller, memory, "read")
+    b = _m(db, caller, memory, tier_of("context"))
     return {"context": b.memory.context(query, session_id=session_id, k=k)}
 
 
@@ -384,19 +463,19 @@ def list_entities(
     memory: str,
     db: DatabaseDep,
     caller: CallerDep,
-    type: Annotated[str | None, Query(max_length=64)] = None,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    type: Annotated[str | None, Query(max_length=L.entity_type_chars)] = None,
+    limit: Annotated[int, Query(ge=1, le=L.entities_per_page)] = 100,
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> list[EntitySummary]:
     """Entities, most connected first."""
-    b = _m(db, caller, memory, "read")
+    b = _m(db, caller, memory, tier_of("list_entities"))
     return b.memory.list_entities(type, limit=limit, offset=offset)
 
 
 @router.get("/memories/{memory}/entities/{name:path}", response_model=Entity, responses=_ok())
 def get_entity(memory: str, name: str, db: DatabaseDep, caller: CallerDep) -> Entity:
     """An entity by any of its names, with its neighborhood and observations (bounded)."""
-    return _m(db, caller, memory, "read").memory.get_entity(name)
+    return _m(db, caller, memory, tier_of("get_entity")).memory.get_entity(name)
 
 
 @router.delete(
@@ -407,10 +486,10 @@ def delete_entity(
     name: str,
     db: DatabaseDep,
     caller: CallerDep,
-    type: Annotated[str | None, Query(max_length=64)] = None,
+    type: Annotated[str | None, Query(max_length=L.entity_type_chars)] = None,
 ) -> EntityDeleteResult:
     """Remove an entity with its attributes and relationships; observations stay."""
-    return _m(db, caller, memory, "full").memory.delete_entity(name, type)
+    return _m(db, caller, memory, tier_of("delete_entity")).memory.delete_entity(name, type)
 
 
 @router.get("/memories/{memory}/history", response_model=list[AttributeVersion], responses=_ok())
@@ -418,12 +497,14 @@ def entity_history(
     memory: str,
     db: DatabaseDep,
     caller: CallerDep,
-    entity_type: Annotated[str, Query(min_length=1, max_length=64)],
-    name: Annotated[str, Query(min_length=1, max_length=200)],
+    entity_type: Annotated[str, Query(min_length=1, max_length=L.entity_type_chars)],
+    name: Annotated[str, Query(min_length=1, max_length=L.entity_name_chars)],
     key: Annotated[str, Query(min_length=1, max_length=100)],
 ) -> list[AttributeVersion]:
     """Every version of one attribute of one entity, oldest first."""
-    return _m(db, caller, memory, "read").memory.entity_history(entity_type, name, key)
+    return _m(db, caller, memory, tier_of("entity_history")).memory.entity_history(
+        entity_type, name, key
+    )
 
 
 @router.get("/memories/{memory}/state", response_model=State, responses=_ok())
@@ -432,16 +513,42 @@ def state(
     db: DatabaseDep,
     caller: CallerDep,
     as_of: Annotated[str | None, Query(max_length=64)] = None,
-    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    limit: Annotated[int, Query(ge=1, le=L.state_items)] = 100,
 ) -> State:
     """What the memory knows now (or ``as_of``), by category."""
-    return _m(db, caller, memory, "read").memory.state(as_of, limit=limit)
+    return _m(db, caller, memory, tier_of("state")).memory.state(as_of, limit=limit)
+
+
+@router.get("/memories/{memory}/state/entities", response_model=list[StateEntity], responses=_ok())
+def entity_states(
+    memory: str,
+    db: DatabaseDep,
+    caller: CallerDep,
+    type: Annotated[str | None, Query(max_length=L.entity_type_chars)] = None,
+    limit: Annotated[int, Query(ge=1, le=L.state_items)] = 100,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> list[StateEntity]:
+    """Entities ordered by type then name, as the state shows them."""
+    b = _m(db, caller, memory, tier_of("entity_states"))
+    return b.memory.entity_states(type, limit=limit, offset=offset)
+
+
+@router.get("/memories/{memory}/state/entity", response_model=EntityState, responses=_ok())
+def entity_state(
+    memory: str,
+    db: DatabaseDep,
+    caller: CallerDep,
+    entity_type: Annotated[str, Query(min_length=1, max_length=L.entity_type_chars)],
+    name: Annotated[str, Query(min_length=1, max_length=L.entity_name_chars)],
+) -> EntityState:
+    """One entity with its current attributes and relations."""
+    return _m(db, caller, memory, tier_of("entity_state")).memory.entity_state(entity_type, name)
 
 
 @router.post("/memories/{memory}/forget", response_model=ForgetResult, responses=_ok())
 def forget(memory: str, body: ForgetIn, db: DatabaseDep, caller: CallerDep) -> ForgetResult:
     """Remove every observation whose text holds all the query's words."""
-    b = _m(db, caller, memory, "full")
+    b = _m(db, caller, memory, tier_of("forget"))
     return b.memory.forget(body.query, purge=body.purge, dry_run=body.dry_run)
 
 
@@ -456,11 +563,19 @@ def remember(
     body: TurnIn,
     db: DatabaseDep,
     caller: CallerDep,
+    request: Request,
     idempotency_key: IdempotencyKey = None,
-) -> RememberResult:
+) -> JSONResponse:
     """Remember one message as a turn and return what it taught the memory."""
-    b = _m(db, caller, memory, "read_write")
-    return b.memory.remember(**body.model_dump(), idempotency_key=idempotency_key)
+    b = _m(db, caller, memory, tier_of("remember"))
+    return _once(
+        b,
+        request,
+        idempotency_key,
+        "remember",
+        body.model_dump(mode="json"),
+        lambda: b.memory.remember(**body.model_dump(), idempotency_key=idempotency_key),
+    )
 
 
 @router.post(
@@ -471,13 +586,21 @@ def remember_many(
     body: TurnsIn,
     db: DatabaseDep,
     caller: CallerDep,
+    request: Request,
     idempotency_key: IdempotencyKey = None,
-) -> BatchResult:
+) -> JSONResponse:
     """Remember several messages, in order, as turns of one session, atomically."""
-    b = _m(db, caller, memory, "read_write")
+    b = _m(db, caller, memory, tier_of("remember_many"))
     fields = body.model_dump(exclude={"messages"})
     messages = [m.model_dump(exclude_none=True) for m in body.messages]
-    return b.memory.remember_many(messages, **fields, idempotency_key=idempotency_key)
+    return _once(
+        b,
+        request,
+        idempotency_key,
+        "remember_many",
+        body.model_dump(mode="json"),
+        lambda: b.memory.remember_many(messages, **fields, idempotency_key=idempotency_key),
+    )
 
 
 @router.post(
@@ -487,14 +610,14 @@ def create_session(
     memory: str, db: DatabaseDep, caller: CallerDep, body: SessionIn | None = None
 ) -> Session:
     """Start a session; metadata (any JSON) is kept as given."""
-    b = _m(db, caller, memory, "read_write")
+    b = _m(db, caller, memory, tier_of("create_session"))
     body = body or SessionIn()
     return b.memory.create_session(body.metadata, session_id=body.session_id)
 
 
 @router.get("/memories/{memory}/sessions/{session_id}", response_model=Session, responses=_ok())
 def get_session(memory: str, session_id: str, db: DatabaseDep, caller: CallerDep) -> Session:
-    return _m(db, caller, memory, "read").memory.get_session(session_id)
+    return _m(db, caller, memory, tier_of("get_session")).memory.get_session(session_id)
 
 
 @router.delete("/memories/{memory}/sessions/{session_id}", responses=_ok())
@@ -502,7 +625,11 @@ def delete_session(
     memory: str, session_id: str, db: DatabaseDep, caller: CallerDep
 ) -> dict[str, int]:
     """Delete a session with its turns and what only they taught."""
-    return {"deleted_turns": _m(db, caller, memory, "full").memory.delete_session(session_id)}
+    return {
+        "deleted_turns": _m(db, caller, memory, tier_of("delete_session")).memory.delete_session(
+            session_id
+        )
+    }
 
 
 @router.get(
@@ -518,7 +645,7 @@ def list_turns(
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> TurnPage:
     """A session's turns, oldest first."""
-    b = _m(db, caller, memory, "read")
+    b = _m(db, caller, memory, tier_of("list_turns"))
     return b.memory.list_turns(session_id, limit=limit, cursor=cursor, offset=offset)
 
 
@@ -530,9 +657,9 @@ def list_files(
     memory: str,
     db: DatabaseDep,
     caller: CallerDep,
-    prefix: Annotated[str | None, Query(max_length=512)] = None,
+    prefix: Annotated[str | None, Query(max_length=L.file_path_chars)] = None,
 ) -> list[AppendixFile]:
-    return _m(db, caller, memory, "read").memory.list_files(prefix)
+    return _m(db, caller, memory, tier_of("list_files")).memory.list_files(prefix)
 
 
 @router.put(
@@ -553,13 +680,13 @@ async def put_file(
     request: Request,
     db: DatabaseDep,
     caller: CallerDep,
-    description: Annotated[str, Query(min_length=1, max_length=2000)],
+    description: Annotated[str, Query(min_length=1, max_length=L.file_description_chars)],
     overwrite: bool = False,
 ) -> AppendixFile:
     """Store the request body as an appendix file; its Content-Type is kept."""
     data = await request.body()
     kind = request.headers.get("content-type") or "application/octet-stream"
-    b = await run_in_threadpool(_m, db, caller, memory, "read_write")
+    b = await run_in_threadpool(_m, db, caller, memory, tier_of("put_file"))
     return await run_in_threadpool(
         lambda: b.memory.put_file(
             path,
@@ -580,7 +707,7 @@ async def put_file(
 def get_file(memory: str, path: str, db: DatabaseDep, caller: CallerDep) -> Response:
     """The file's bytes with its content type; ``X-File-Meta`` holds the file's record
     (path, description, size, sha256, ...) as ASCII JSON."""
-    found = _m(db, caller, memory, "read").memory.get_file(path)
+    found = _m(db, caller, memory, tier_of("get_file")).memory.get_file(path)
     meta = json.dumps(found.file.model_dump(mode="json"), ensure_ascii=True)
     return Response(found.data, media_type=found.file.content_type, headers={"X-File-Meta": meta})
 
@@ -589,7 +716,7 @@ def get_file(memory: str, path: str, db: DatabaseDep, caller: CallerDep) -> Resp
     "/memories/{memory}/files/{path:path}", response_model=AppendixFile, responses=_ok(409)
 )
 def delete_file(memory: str, path: str, db: DatabaseDep, caller: CallerDep) -> AppendixFile:
-    return _m(db, caller, memory, "full").memory.delete_file(path)
+    return _m(db, caller, memory, tier_of("delete_file")).memory.delete_file(path)
 
 
 # -- consolidation --------------------------------------------------------------------------
@@ -598,7 +725,7 @@ def delete_file(memory: str, path: str, db: DatabaseDep, caller: CallerDep) -> A
 @router.post("/memories/{memory}/consolidate", response_model=list[MergeProposal], responses=_ok())
 def consolidate(memory: str, db: DatabaseDep, caller: CallerDep) -> list[MergeProposal]:
     """Propose merges of entities recorded under variant names; none is applied."""
-    return _m(db, caller, memory, "read_write").memory.consolidate()
+    return _m(db, caller, memory, tier_of("consolidate")).memory.consolidate()
 
 
 @router.get("/memories/{memory}/proposals", response_model=list[MergeProposal], responses=_ok())
@@ -611,7 +738,7 @@ def list_proposals(
     offset: Annotated[int, Query(ge=0)] = 0,
 ) -> list[MergeProposal]:
     """Merge proposals by status, oldest first: all of them, or a page with ``limit``."""
-    b = _m(db, caller, memory, "read")
+    b = _m(db, caller, memory, tier_of("list_proposals"))
     return b.memory.list_proposals(None if status == "all" else status, limit=limit, offset=offset)
 
 
@@ -624,7 +751,7 @@ def accept_proposal(
     memory: str, proposal_id: int, db: DatabaseDep, caller: CallerDep
 ) -> MergeResult:
     """Apply a merge: relink everything to the canonical entity (full tier)."""
-    return _m(db, caller, memory, "full").memory.accept_proposal(proposal_id)
+    return _m(db, caller, memory, tier_of("accept_proposal")).memory.accept_proposal(proposal_id)
 
 
 @router.post(
@@ -635,4 +762,4 @@ def accept_proposal(
 def reject_proposal(
     memory: str, proposal_id: int, db: DatabaseDep, caller: CallerDep
 ) -> MergeProposal:
-    return _m(db, caller, memory, "read_write").memory.reject_proposal(proposal_id)
+    return _m(db, caller, memory, tier_of("reject_proposal")).memory.reject_proposal(proposal_id)

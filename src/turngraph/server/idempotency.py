@@ -1,4 +1,5 @@
-"""``Idempotency-Key`` on HTTP writes.
+"""``Idempotency-Key`` on HTTP writes, one semantics for both APIs (the graph API's writes
+and the memory API's).
 
 The same key with the same body replays the stored response for 24 hours; a different body,
 or a duplicate while the first is still in flight, is 409; a write that fails releases the key
@@ -7,7 +8,9 @@ so a retry does not store the turn twice). Records live in the database, so they
 workers and restarts. A claim is held until its worker has finished, even when the request
 timed out (503) long before: it names the process that made it, and is taken over only once
 that process is gone (a crash), never while it may still write. Keys are opaque strings,
-scoped to the memory and the principal.
+scoped to the memory and the principal: one key space for a principal's writes to a memory,
+whichever API carries them. An embedded :class:`~turngraph.Memory` call has no principal and
+keeps the core's own keys (per memory, kept with the observation they created).
 """
 
 from __future__ import annotations
@@ -74,8 +77,11 @@ def run_once(
     fp: str,
     timeout_seconds: float,
     write: Callable[[], tuple[int, Any]],
+    memory: str | None = None,
+    replayed: Callable[[Any], Any] | None = None,
 ) -> JSONResponse:
-    """Run ``write`` (returning status and JSON-ready body) at most once per key."""
+    """Run ``write`` (returning status and JSON-ready body) at most once per key; a replay
+    answers the stored body (passed through ``replayed``, which may mark it as a replay)."""
     if key is None:
         status, body = write()
         return JSONResponse(body, status_code=status)
@@ -100,11 +106,24 @@ def run_once(
                 "a request with this Idempotency-Key is still in flight (it may have timed "
                 "out, but its write is still running); retry later to get its result",
                 headers={"Retry-After": str(max(1, round(timeout_seconds)))},
+                error="IdempotencyConflictError",
+                memory=memory,
+                idempotency_key=key,
+                in_flight=True,
             )
         if held.fingerprint != fp:
-            raise HTTPProblem(409, "this Idempotency-Key was used with a different request body")
+            raise HTTPProblem(
+                409,
+                "this Idempotency-Key was used with a different request body",
+                error="IdempotencyConflictError",
+                memory=memory,
+                idempotency_key=key,
+            )
+        stored = json.loads(held.body or "null")
+        if replayed is not None and (held.status or 200) < 400:
+            stored = replayed(stored)
         return JSONResponse(
-            json.loads(held.body or "null"),
+            stored,
             status_code=held.status or 200,
             headers={"Idempotent-Replayed": "true"},
         )

@@ -143,6 +143,7 @@ def remember(
         fp=fingerprint("facts", body.model_dump(mode="json")),
         timeout_seconds=_timeout(request),
         write=write,
+        memory=bound.memory.name,
     )
 
 
@@ -182,6 +183,7 @@ def remember_many(
         fp=fingerprint("facts/batch", body.model_dump(mode="json")),
         timeout_seconds=_timeout(request),
         write=write,
+        memory=bound.memory.name,
     )
 
 

@@ -8,6 +8,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from turngraph.config import Limits
+
 
 def camel(value: Any) -> Any:
     """Keys of JSON-ready data in camelCase, recursively."""
@@ -37,6 +39,8 @@ class Snake(BaseModel):
 
 
 InferMode = Literal["full", "triples", "preview", "none"]
+# The core's limits, stated once (the same value the core enforces).
+L = Limits()
 RoleName = Literal["user", "assistant", "system", "tool"]
 Category = Literal["identity", "knowledge", "context"]
 
@@ -45,14 +49,14 @@ Category = Literal["identity", "knowledge", "context"]
 
 
 class TripleEntity(Snake):
-    type: str = Field(default="other", max_length=64)
-    name: str = Field(min_length=1, max_length=200)
+    type: str = Field(default="other", max_length=L.entity_type_chars)
+    name: str = Field(min_length=1, max_length=L.entity_name_chars)
 
 
 class Triple(Snake):
     entity: TripleEntity
     key: str = Field(min_length=1, max_length=100)
-    value: str | None = Field(default=None, max_length=4000)
+    value: str | None = Field(default=None, max_length=L.description_chars)
     target: TripleEntity | None = None
     memory_category: Category | None = None
 
@@ -60,41 +64,41 @@ class Triple(Snake):
 class FactsRequest(Snake):
     text: str | None = None
     infer: InferMode = "full"
-    session_id: str | None = Field(default=None, max_length=200)
+    session_id: str | None = Field(default=None, max_length=L.session_id_chars)
     scopes: list[list[str]] | None = None
     role: RoleName = "user"
     memory_category: Category | None = None
-    labels: list[str] = Field(default_factory=list, max_length=64)
-    triples: list[Triple] | None = Field(default=None, max_length=200)
+    labels: list[str] = Field(default_factory=list, max_length=L.labels_per_turn)
+    triples: list[Triple] | None = Field(default=None, max_length=L.relationships_per_write)
     observed_at: str | None = None
-    speaker: str | None = Field(default=None, max_length=200)
+    speaker: str | None = Field(default=None, max_length=L.speaker_chars)
 
 
 class BatchMessage(Snake):
     role: RoleName = "user"
     content: str
     ts: str | None = None
-    speaker: str | None = Field(default=None, max_length=200)
+    speaker: str | None = Field(default=None, max_length=L.speaker_chars)
 
 
 class BatchRequest(Snake):
-    messages: list[BatchMessage] = Field(min_length=1, max_length=500)
-    session_id: str | None = Field(default=None, max_length=200)
+    messages: list[BatchMessage] = Field(min_length=1, max_length=L.messages_per_batch)
+    session_id: str | None = Field(default=None, max_length=L.session_id_chars)
     scopes: list[list[str]] | None = None
     extract: Literal["per_message", "whole_conversation"] | None = None
     infer: InferMode = "full"
-    labels: list[str] = Field(default_factory=list, max_length=64)
+    labels: list[str] = Field(default_factory=list, max_length=L.labels_per_turn)
 
 
 class QueryRequest(Wire):
-    query: str = Field(min_length=1, max_length=4000)
+    query: str = Field(min_length=1, max_length=L.query_chars)
     k: int = Field(default=10, ge=1, le=50)
     mode: Literal["hybrid", "vector", "bm25", "graph"] = "hybrid"
-    session_id: str | None = Field(default=None, max_length=200)
+    session_id: str | None = Field(default=None, max_length=L.session_id_chars)
     include: list[Literal["facts", "passages"]] | None = None
     as_of: str | None = None
     at_instant: str | None = None
-    labels: list[str] = Field(default_factory=list, max_length=64)
+    labels: list[str] = Field(default_factory=list, max_length=L.labels_per_turn)
     lens: list[list[str]] | None = None
     scope_view: str | None = None
     valid_from: str | None = None
@@ -103,7 +107,7 @@ class QueryRequest(Wire):
 
 
 class ForgetRequest(Wire):
-    query: str = Field(min_length=1, max_length=4000)
+    query: str = Field(min_length=1, max_length=L.query_chars)
     purge: bool = False
     dry_run: bool = False
 
@@ -120,7 +124,7 @@ class SessionRequest(Wire):
 
 
 class ContextRequest(Wire):
-    query: str = Field(min_length=1, max_length=4000)
+    query: str = Field(min_length=1, max_length=L.query_chars)
     k: int = Field(default=10, ge=1, le=50)
 
 

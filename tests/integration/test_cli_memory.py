@@ -1,0 +1,144 @@
+"""The CLI reaches the whole memory: remember (one turn, or many from stdin as lines or
+JSONL), recall, state, history, sessions, turns and forget, each with --json printing the
+core's model, and errors on stderr with exit status 1."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+import turngraph
+from turngraph.cli import main
+from turngraph.cli_memory import PROGRESS_EVERY
+
+
+def run(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    db: Path,
+    *args: str,
+    stdin: str | None = None,
+) -> tuple[int, str, str]:
+    if stdin is not None:
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    code = main([*args, "--db", str(db), "--memory", "m"])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_cli_remembers_recalls_and_reads_state_and_history_as_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "c.db"
+    with turngraph.open(db) as opened:
+        opened.create_memory("m", retrieval={"embedder": "none"})
+    code, out, _ = run(
+        capsys, monkeypatch, db, "remember", "I work at Acme as VP of sales.",
+        "--speaker", "Dana", "--session", "session:s1", "--json",
+    )  # fmt: skip
+    assert code == 0
+    first = json.loads(out)
+    assert first["session_id"] == "session:s1"
+    lines = "".join(f"line {i}\n" for i in range(PROGRESS_EVERY - 1))
+    code, out, err = run(
+        capsys, monkeypatch, db, "remember", "--session", "session:s1", "--speaker", "Dana",
+        "--json", stdin=f"I just got promoted to CTO\n\n{lines}",
+    )  # fmt: skip
+    assert code == 0
+    assert len(json.loads(out)) == PROGRESS_EVERY
+    assert f"remembered {PROGRESS_EVERY} turns" in err  # progress on a long import
+    jsonl = json.dumps({"text": "I love jazz", "speaker": "Dana", "session_id": "session:s2"})
+    code, out, _ = run(capsys, monkeypatch, db, "remember", "--jsonl", "--json", stdin=jsonl)
+    assert (code, json.loads(out)[0]["session_id"]) == (0, "session:s2")
+
+    with turngraph.open(db) as opened:
+        mem = opened.memory("m")
+        expected = {
+            ("history", "person", "Dana", "job_title"): [
+                v.model_dump(mode="json") for v in mem.entity_history("person", "Dana", "job_title")
+            ],
+            ("state", "--entity", "person", "Dana"): mem.entity_state("person", "Dana").model_dump(
+                mode="json"
+            ),
+            ("turns", "session:s2"): mem.list_turns("session:s2").model_dump(mode="json"),
+            ("sessions", "show", "session:s1"): mem.get_session("session:s1").model_dump(
+                mode="json"
+            ),
+            ("state",): mem.state().model_dump(mode="json"),
+            ("recall", "jazz"): mem.recall("jazz").model_dump(mode="json"),
+        }
+    assert [v["value"] for v in expected[("history", "person", "Dana", "job_title")]] == [
+        "VP of sales",
+        "CTO",
+    ]
+    for command, value in expected.items():
+        code, out, _ = run(capsys, monkeypatch, db, *command, "--json")
+        assert code == 0, command
+        got = json.loads(out)
+        if command[0] in ("state", "recall") and len(command) <= 2:
+            for moving in ("as_of", "took_ms"):  # the time asked at, the time it took
+                got.pop(moving, None)
+                value.pop(moving, None)
+        assert got == value, command
+    code, out, _ = run(capsys, monkeypatch, db, "forget", "jazz", "--dry-run", "--json")
+    assert (code, json.loads(out)["deleted"]) == (0, 1)
+    code, out, _ = run(capsys, monkeypatch, db, "forget", "jazz", "--json")
+    assert json.loads(out)["deleted"] == 1
+    code, out, _ = run(capsys, monkeypatch, db, "sessions", "delete", "session:s2", "--json")
+    assert json.loads(out) == {"deleted_turns": 0}
+
+
+def test_cli_errors_go_to_stderr_with_exit_status_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "e.db"
+    with turngraph.open(db) as opened:
+        opened.create_memory("m", retrieval={"embedder": "none"})
+    code, out, err = run(capsys, monkeypatch, db, "history", "person", "Nobody", "job", "--json")
+    assert (code, out) == (1, "")
+    assert "no person named 'Nobody'" in err
+    code, out, err = run(capsys, monkeypatch, db, "remember", "--jsonl", stdin='{"text": "ok"}\n[')
+    assert (code, out) == (1, "")
+    assert "line 2" in err
+
+
+def test_export_then_import_round_trips_a_memory_exactly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "x.db"
+    with turngraph.open(db) as opened:
+        mem = opened.create_memory("m", retrieval={"embedder": "none"})
+        opened.create_memory("copy", retrieval={"embedder": "none"})
+        mem.create_session({"user": "Dana", "channel": "tg"}, session_id="session:a")
+        mem.remember("I work at Acme as VP of sales.", session_id="session:a", labels=["x"])
+        mem.remember("Noted, congrats!", session_id="session:a", role="assistant")
+        other = mem.remember("Ines moved to Leeds.", speaker="Sam", observed_at="2024-05-01")
+        mem.remember("I got promoted to CTO", session_id="session:a")
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert run(capsys, monkeypatch, db, "export", str(first))[0] == 0
+    code, out, _ = main_with(capsys, db, "import", str(first), "--memory", "copy", "--json")
+    assert (code, json.loads(out)) == (0, {"sessions": 2, "turns": 4})
+    assert main_with(capsys, db, "export", str(second), "--memory", "copy")[0] == 0
+    assert second.read_text("utf-8") == first.read_text("utf-8")
+    records = [json.loads(line) for line in first.read_text("utf-8").splitlines()]
+    assert [r["kind"] for r in records].count("turn") == 4
+    assert {"kind": "session", "id": other.session_id, "metadata": None} in records
+    with turngraph.open(db) as opened:
+        a, b = opened.memory("m"), opened.memory("copy")
+        names = [(e.entity_type, e.name) for e in a.entity_states()]
+        assert names == [(e.entity_type, e.name) for e in b.entity_states()]
+        assert ("person", "Dana") in names
+        for kind, entity in names:
+            here, there = a.entity_state(kind, entity), b.entity_state(kind, entity)
+            assert [(x.key, x.value) for x in here.attributes] == [
+                (x.key, x.value) for x in there.attributes
+            ]
+
+
+def main_with(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> tuple[int, str, str]:
+    code = main([*args, "--db", str(db)])
+    out, err = capsys.readouterr()
+    return code, out, err

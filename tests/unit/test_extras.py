@@ -1,0 +1,46 @@
+"""`pip install turngraph` is the library: the server and MCP dependencies are extras, and an
+embedded use of a memory never imports them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+from packaging.requirements import Requirement
+
+ROOT = Path(__file__).resolve().parents[2]
+FACES = {"fastapi", "uvicorn", "fastapi-offline", "mcp"}
+
+
+def test_the_server_and_mcp_dependencies_are_extras() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    base = {Requirement(r).name for r in project["dependencies"]}
+    extras = project["optional-dependencies"]
+    assert not base & FACES
+    assert {"fastapi", "uvicorn", "fastapi-offline"} <= {
+        Requirement(r).name for r in extras["server"]
+    }
+    assert "mcp" in {Requirement(r).name for r in extras["mcp"]}
+    assert any(r.startswith("turngraph[server,mcp]") for r in extras["dev"])
+
+
+def test_an_embedded_memory_never_imports_the_server_or_mcp(tmp_path: Path) -> None:
+    script = f"""
+import sys, turngraph
+with turngraph.open({str(tmp_path / "e.db")!r}) as db:
+    m = db.create_memory("m", retrieval={{"embedder": "none"}})
+    m.remember("I live in Leeds.", speaker="Dana")
+    m.recall("Leeds")
+faces = {{"fastapi", "uvicorn", "mcp", "starlette"}}
+print(sorted({{n.split(".")[0] for n in sys.modules}} & faces))
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(ROOT / "src")},
+    ).stdout
+    assert out.strip() == "[]"
