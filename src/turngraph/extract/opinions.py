@@ -256,6 +256,7 @@ class OpinionRules(TurnState):
             or all(w in _TIMES for w in lows)
             or lows[-1] in _DANGLING
             or lows[0] in _SUBORDINATE
+            or lows[0] in v.PREPOSITIONS  # "(one) of my favorites"
             or lows[-1] in _VAGUE_THINGS
             or (len(lows) == 1 and (is_past(lows[0]) or lows[0].endswith("ed")))
         ):
