@@ -115,6 +115,8 @@ class ClauseFacts(TurnState):
         return None
 
     def _clause(self, clause: Clause, *, hedged: bool, time: TimeRef | None) -> None:
+        if clause.subject == "kin" and clause.kin and not hedged and not clause.negated:
+            self._kin_loss(clause, time)
         if clause.subject not in ("self", "person", "you"):
             return
         said = [w.lower() for w in clause.words]
@@ -177,6 +179,23 @@ class ClauseFacts(TurnState):
         self.out.attributes += [a for a in scratch.out.attributes if a not in self.out.attributes]
         self.out.relations += [r for r in scratch.out.relations if r not in self.out.relations]
         self.out.actions += scratch.out.actions
+
+    def _kin_loss(self, clause: Clause, time: TimeRef | None) -> None:
+        """ "my grandma passed away last week": the speaker lost her."""
+        died = clause.verb == "die" or (clause.verb == "pass" and clause.particle == "away")
+        if not died or not clause.past:
+            return
+        when = self._time(clause, time)
+        self.out.actions.append(
+            RawAction(
+                self._speaker(),
+                "lose",
+                clause.kin,
+                f"{self.speaker} {clause.text}"[:240],
+                when.when if when else None,
+                precision=when.precision if when else None,
+            )
+        )
 
     def _hedge_of(self, clause: Clause) -> str:
         """Why a claim is uncertain, in the speaker's words where they gave them."""
