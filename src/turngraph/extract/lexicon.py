@@ -45,6 +45,7 @@ IRREGULAR = {
     "tried": "try", "cried": "cry", "studied": "study", "married": "marry", "carried": "carry",
     "stopped": "stop", "planned": "plan", "shopped": "shop", "dropped": "drop",
     "chatted": "chat", "jogged": "jog", "hugged": "hug", "admitted": "admit",
+    "died": "die", "dying": "die", "lied": "lie", "tied": "tie",
 }  # fmt: skip
 _VOWELS = set("aeiou")
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
