@@ -120,6 +120,15 @@ def _is_emoji(ch: str) -> bool:
     return cat == "So" or (cat == "Cn" and ord(ch) > 0x1F000) or 0x1F000 <= ord(ch) <= 0x1FAFF
 
 
+# "last Fri", "on Tues": a weekday written short after a word that dates it.
+_DAYS = {
+    "mon": "Monday", "tue": "Tuesday", "tues": "Tuesday", "wed": "Wednesday",
+    "thu": "Thursday", "thur": "Thursday", "thurs": "Thursday", "fri": "Friday",
+    "sat": "Saturday", "sun": "Sunday",
+}  # fmt: skip
+_SHORT_DAY = re.compile(r"\b(last|next|this|on|since|by) (" + "|".join(_DAYS) + r")\b\.?", re.I)
+
+
 def normalize(text: str) -> str:
     """``text`` with casual spellings regularized (see the module docstring)."""
     text = (
@@ -138,6 +147,7 @@ def normalize(text: str) -> str:
         )
     text = _REPEATS.sub(r"\1", text)
     text = _CAUSE.sub("because", text)
+    text = _SHORT_DAY.sub(lambda m: f"{m.group(1)} {_DAYS[m.group(2).lower()]}", text)
 
     def fix(m: re.Match[str]) -> str:
         word = m.group(0)

@@ -94,6 +94,10 @@ _LEAD_IN = re.compile(
     r"\W+(?:that\s+)?",
     re.I,
 )
+# "..., wanted to let you know I joined a travel club": what follows is the news.
+_NEWS_LEAD = re.compile(
+    r"(?:^|(?<=, ))(?:I )?(?:just )?want(?:ed)? to (?:let you know|tell you) (?:that )?", re.I
+)
 _FILLERS = v.DISCOURSE | v.ADVERBS
 _JOB_HEAD = re.compile(r"^(?:a |an )?[\w -]{0,30}\b(?:head of|director of|vp of|chief)\b", re.I)
 _TIME_OPENERS = frozenset("last this yesterday today tonight".split())
@@ -238,7 +242,7 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules, OpinionRule
                 return
         if self._correction(sentence):
             return
-        sentence = _LEAD_IN.sub("", sentence) or sentence
+        sentence = _NEWS_LEAD.sub("", _LEAD_IN.sub("", sentence)) or sentence
         self._patterns(sentence)
         self._pet_names(sentence)
         self._answer(sentence, first=first)
