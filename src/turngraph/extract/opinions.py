@@ -42,7 +42,9 @@ _COPULAS = frozenset(
     "becomes became".split()
 )
 # Words between a thing and its verb: "dancing has kept me going", "yoga really helps".
-_BEFORE_VERB = frozenset("has have had really always just also truly definitely".split())
+_BEFORE_VERB = frozenset(
+    "has have had does do did really always just also truly definitely".split()
+)
 _INTENSIFIERS = frozenset(
     (
         "so really super very such pretty quite incredibly truly always also just a an been "
@@ -425,6 +427,7 @@ def _what_it_does(said: list[str], *, mine: bool = True, room: int = 7) -> str:
         out.append(low if not w[1:].islower() or not w[:1].isupper() else w)
         if len(out) >= max(3, min(room, 7)):
             break  # an opinion stays short: the thing and what it does in a few words
+    to_me = any(w in ("me", "my", "us", "our", "life") for w in out)  # before "to me" goes
     while out and out[-1] in _DANGLING | _LOOSE_ENDS:
         out.pop()  # "give us strength to tackle any" -> "give us strength to tackle"
     if out and out[-1] in _NEEDS_OBJECT and len(out) > 3 and out[-2] == "to":
@@ -438,7 +441,7 @@ def _what_it_does(said: list[str], *, mine: bool = True, room: int = 7) -> str:
         copular and len(out) > 1 and out[0] in ("a", "an") and out[1] in _JUDGING_NOUNS | {"way"}
     )
     mine = mine and not judging_noun
-    if len(out) < 2 or (mine and not any(w in ("me", "my", "us", "our", "life") for w in out)):
+    if len(out) < 2 or (mine and not to_me):
         return ""
     if copular and not (
         out[0] in ("my", "our") or "way" in out[:4] or out[0] in ("an", "a") or simile
