@@ -412,7 +412,7 @@ class ClauseFacts(TurnState):
                 obj = phrase
                 if prep == "about":
                     verb = f"{verb} about"  # "writing about fantasy novels"
-            elif obj and len(obj) + len(phrase) + 1 <= 8 and prep in ("with", "for", "from"):
+            elif obj and len(obj) + len(phrase) + 1 <= 8 and prep in ("with", "for", "from", "by"):
                 obj = [*obj, prep, *phrase]
         if obj and names_nothing(obj):
             return
