@@ -183,3 +183,19 @@ def test_a_turn_is_embedded_once_and_its_window_comes_from_its_turns_vectors(
         )
         expected = total / np.linalg.norm(total)
         assert np.allclose(stored[("window", ref)], expected, atol=1e-5), i
+
+
+def test_a_repeated_query_is_embedded_once(tmp_path: Path) -> None:
+    with (
+        gated_embeddings(free=10**6) as (fake, _),
+        turngraph.open(tmp_path / "queries.db", settings=settings_for(fake)) as db,
+    ):
+        mem = db.create_memory("m", retrieval=RETRIEVAL)
+        mem.remember("I adopted a cat called Miso", speaker="Ana", infer="none")
+        assert wait_for_index(db.store, timeout=60)
+        before = len(fake.requests)
+        first = mem.recall("what pet does she have?")
+        again = mem.recall("what pet does she have?")
+        asked = [text for r in fake.requests[before:] for text in r["body"]["input"]]
+    assert asked == ["what pet does she have?"]
+    assert [h.id for h in first.hits] == [h.id for h in again.hits]
