@@ -311,6 +311,8 @@ class RecallOps:
                 )
             )
         attributes = self._attribute_hits(tx, terms, at, flt) if mode != "dense" else []
+        # Read ahead while the embedding may still run: the turn keys of the lexical matches.
+        known = tx.turn_keys(list(lexical)) if pending is not None else {}
         clock.lap("lexical")
         qvec: Vectors | None = None
         if pending is not None:
@@ -346,7 +348,9 @@ class RecallOps:
                     _replace(flt, ids=tuple(candidates)), limit=len(candidates) or 1
                 )
             )
-        keys = tx.turn_keys([c for c in candidates if c in allowed])
+        kept = [c for c in candidates if c in allowed]
+        known.update(tx.turn_keys([c for c in kept if c not in known]))
+        keys = {c: known[c] for c in kept if c in known}
         speakers = {e.key for e in named}
         sessions: dict[str, float] = {}
         for oid, (session_id, _) in keys.items():
