@@ -21,7 +21,7 @@ from pathlib import Path
 
 import turngraph
 from turngraph.config import Settings
-from turngraph.recall.index import wait_for_index
+from turngraph.recall.index import refresh_vectors, wait_for_index
 
 FIRST = [
     "Ana",
@@ -160,7 +160,6 @@ def generate(rng: random.Random, n: int) -> list[dict[str, object]]:
 
 
 SESSION_TURNS = 50  # turns per generated conversation session (one remember_many each)
-BACKLOG = 5_000  # rows waiting to be embedded past which the bulk writer lets the indexer catch up
 
 
 def conversation(rng: random.Random, n: int) -> list[dict[str, object]]:
@@ -180,8 +179,9 @@ def conversation(rng: random.Random, n: int) -> list[dict[str, object]]:
 
 def build_turns(db: turngraph.Database, name: str, size: int) -> float:
     """The bulk path: sessions of generated turns through ``remember_many`` (extraction and
-    the write); each write embeds one batch on both embedder threads and the background
-    indexer takes the rest; the writer pauses while more than BACKLOG rows wait.
+    the write), each followed by embedding what it queued in batches on both embedder
+    threads (on two cores that beats extracting on one while the background indexer embeds
+    on the other).
 
     Resumable: a memory already holding turns continues where it stopped (the generator is
     seeded by size, so the sessions are the same), and rows queued when a run was cut are
@@ -200,11 +200,10 @@ def build_turns(db: turngraph.Database, name: str, size: int) -> float:
             continue  # written by an earlier run
         mem.remember_many(turns)
         wrote += n
+        # The rest of the session's rows, on both embedder threads (the background indexer,
+        # one thread, returns at once while this drains).
+        refresh_vectors(db.store, mem._id, mem.embedder)
         if i % 20 == 0:
-            with db.store.read(mem._id) as tx:
-                waiting = len(tx.index_queue(limit=BACKLOG + 1))
-            if waiting > BACKLOG:
-                wait_for_index(db.store, timeout=3600)
             print(
                 f"  {done + wrote:,} turns, {wrote / (time.perf_counter() - began):.0f}/s",
                 flush=True,
