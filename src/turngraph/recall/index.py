@@ -119,8 +119,10 @@ def _vectors(
             if data is None and obs_id not in turn_text:
                 turn_text[obs_id] = text
                 texts.append(("observation", obs_id, text))
-    embedded = embedder.embed([text or " " for _, _, text in texts]).astype(np.float32)
-    out = {(kind, ref): vector for (kind, ref, _), vector in zip(texts, embedded, strict=True)}
+    out: dict[tuple[str, int], Vectors] = {}
+    if texts:  # a batch of windows alone needs no model call
+        embedded = embedder.embed([text or " " for _, _, text in texts]).astype(np.float32)
+        out = {(kind, ref): vector for (kind, ref, _), vector in zip(texts, embedded, strict=True)}
     for ref, turns in around.items():
         parts = []
         for obs_id, text, data in turns:
