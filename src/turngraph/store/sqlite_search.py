@@ -90,7 +90,8 @@ class SearchReads:
             for ref, obs_id, text, data in self._all(
                 "SELECT w.observation_id, n.observation_id, "
                 "coalesce(n.speaker, n.role) || ': ' || o.content, v.data "
-                "FROM turns w JOIN turns n ON n.session_id = w.session_id "
+                "FROM turns w JOIN turns n ON n.memory_id = w.memory_id "
+                "AND n.session_id = w.session_id "
                 "AND n.seq BETWEEN w.seq - 1 AND w.seq + 1 "
                 "JOIN observations o ON o.id = n.observation_id "
                 "LEFT JOIN vectors v ON v.kind = 'observation' AND v.ref = n.observation_id "
