@@ -13,12 +13,15 @@ from __future__ import annotations
 import argparse
 import platform
 import random
+import resource
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
 import turngraph
+from turngraph.config import Settings
+from turngraph.recall.index import refresh_vectors, wait_for_index
 
 FIRST = [
     "Ana",
@@ -156,6 +159,59 @@ def generate(rng: random.Random, n: int) -> list[dict[str, object]]:
     return out
 
 
+SESSION_TURNS = 50  # turns per generated conversation session (one remember_many each)
+
+
+def conversation(rng: random.Random, n: int) -> list[dict[str, object]]:
+    """One session of ``n`` generated turns between two people, about one project."""
+    people = [f"{f} {s}" for f in FIRST for s in LAST]
+    orgs = [f"{o} {s}" for o in ORGS for s in SUFFIX]
+    projects = [f"Project {p} {i}" for p in PROJECTS for i in range(1, 9)]
+    a, b = rng.sample(people, 2)
+    j = rng.choice(projects)
+    turns = []
+    for i in range(n):
+        p, q = (a, b) if i % 2 == 0 else (b, a)
+        text = rng.choice(TEMPLATES).format(p=p, q=q, o=rng.choice(orgs), j=j, t=rng.choice(TOPICS))
+        turns.append({"role": "user", "speaker": p.split()[0], "content": text})
+    return turns
+
+
+def build_turns(db: turngraph.Database, name: str, size: int) -> float:
+    """The bulk path: sessions of generated turns through ``remember_many`` (extraction and
+    the write), each followed by embedding what it queued in batches on both embedder
+    threads (on two cores that beats extracting on one while the background indexer embeds
+    on the other).
+
+    Resumable: a memory already holding turns continues where it stopped (the generator is
+    seeded by size, so the sessions are the same), and rows queued when a run was cut are
+    embedded when the database opens again. Returns turns per second for what this run
+    wrote (NaN if nothing was left to write)."""
+    mem = db.memory(name) if name in {m.name for m in db.list_memories()} else None
+    if mem is None:
+        mem = db.create_memory(name)
+    done = mem.info().observations  # every observation here is a turn
+    rng = random.Random(size)
+    sessions = [SESSION_TURNS] * (size // SESSION_TURNS)
+    began, wrote = time.perf_counter(), 0
+    for i, n in enumerate(sessions):
+        turns = conversation(rng, n)
+        if (i + 1) * SESSION_TURNS <= done:
+            continue  # written by an earlier run
+        mem.remember_many(turns)
+        wrote += n
+        # The rest of the session's rows, on both embedder threads (the background indexer,
+        # one thread, returns at once while this drains).
+        refresh_vectors(db.store, mem._id, mem.embedder)
+        if i % 20 == 0:
+            print(
+                f"  {done + wrote:,} turns, {wrote / (time.perf_counter() - began):.0f}/s",
+                flush=True,
+            )
+    wait_for_index(db.store, timeout=24 * 3600)
+    return wrote / (time.perf_counter() - began) if wrote else float("nan")
+
+
 def questions(rng: random.Random, n: int) -> list[str]:
     shapes = [
         "What did {p} say about the {t}?",
@@ -180,6 +236,12 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument(
+        "--turns",
+        action="store_true",
+        help="build conversation turns through the bulk path (remember_many, background "
+        "embedding, resumable with --db) instead of observations one by one",
+    )
+    parser.add_argument(
         "--db",
         type=Path,
         help="keep the generated memories in this file and reuse them on the next run "
@@ -189,22 +251,29 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        db = turngraph.open(args.db or Path(tmp) / "scale.db")
+        settings = Settings()
+        db = turngraph.open(args.db or Path(tmp) / "scale.db", settings=settings)
         existing = {m.name for m in db.list_memories()}
         for size in sizes:
             rng = random.Random(size)
-            notes = generate(rng, size)
             ingest = float("nan")
-            if f"scale-{size}" in existing:
+            if args.turns:
+                began = time.perf_counter()
+                ingest = build_turns(db, f"turns-{size}", size)
+                print(f"built in {time.perf_counter() - began:.0f} s", flush=True)
+                mem = db.memory(f"turns-{size}")
+            elif f"scale-{size}" in existing:
                 mem = db.memory(f"scale-{size}")
             else:
                 mem = db.create_memory(f"scale-{size}")
                 began = time.perf_counter()
-                for note in notes:
+                for note in generate(rng, size):
                     mem.add_observation(**note)  # type: ignore[arg-type]
                 ingest = size / (time.perf_counter() - began)
-            qs = questions(rng, args.queries)
+            qs = questions(random.Random(-size), args.queries)
+            began = time.perf_counter()
             mem.recall(qs[0])  # loads the vector matrices once
+            print(f"first recall (loads the vectors): {time.perf_counter() - began:.1f} s")
             lat = []
             for q in qs:
                 t0 = time.perf_counter()
@@ -218,6 +287,10 @@ def main() -> None:
                 flush=True,
             )
         db.close()
+        if args.db:
+            print(f"database: {args.db.stat().st_size / 2**20:,.0f} MiB")
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"peak RSS of this process: {rss:,.0f} MiB")
     print(
         f"\nmachine: {platform.machine()}, {platform.system()}, Python "
         f"{platform.python_version()}\n"

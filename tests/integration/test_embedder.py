@@ -124,6 +124,20 @@ def test_embeddings_rank_paraphrases_above_unrelated_text() -> None:
     assert v[0] @ v[1] > v[0] @ v[2] + 0.2
 
 
+def test_a_batch_of_texts_of_any_lengths_embeds_as_each_text_alone() -> None:
+    texts = [
+        "a much longer sentence about the weather in Lisbon during the last days of spring",
+        "hi",
+        *SENTENCES,
+        "ok",
+    ]
+    model = OnnxEmbedder(threads=2)
+    together = model.embed(texts)
+    alone = np.stack([model.single_threaded().embed([t])[0] for t in texts])
+    assert together.shape == (len(texts), 384)
+    assert np.allclose(together, alone, atol=1e-4)
+
+
 def _requirements(dist: str, extras: frozenset[str]) -> set[str]:
     """The names ``dist`` (with ``extras``) requires, as installed, one level down."""
     from importlib.metadata import PackageNotFoundError, requires

@@ -14,6 +14,8 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 import turngraph
 from turngraph.config import Settings
 from turngraph.recall.index import BATCH, wait_for_index
@@ -140,3 +142,60 @@ def test_a_lexical_only_memory_queues_nothing_to_embed(tmp_path: Path) -> None:
     with closing(sqlite3.connect(path)) as conn:
         assert conn.execute("SELECT count(*) FROM index_queue").fetchone() == (0,)
         assert conn.execute("SELECT count(*) FROM vectors").fetchone() == (0,)
+
+
+def test_a_turn_is_embedded_once_and_its_window_comes_from_its_turns_vectors(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "windows.db"
+    said = [
+        ("Ana", "I adopted a cat"),
+        ("Ben", "lovely"),
+        ("Ana", "she sleeps all day"),
+        ("Ben", "cats do that"),
+    ]
+    with (
+        gated_embeddings(free=10**6) as (fake, _),
+        turngraph.open(path, settings=settings_for(fake)) as db,
+    ):
+        mem = db.create_memory("m", retrieval=RETRIEVAL)
+        first = mem.remember_many(
+            [{"role": "user", "speaker": s, "content": c} for s, c in said[:3]], infer="none"
+        )
+        # A turn after the batch widens the window of the batch's last turn.
+        mem.remember(said[3][1], speaker=said[3][0], session_id=first.session_id, infer="none")
+        assert wait_for_index(db.store, timeout=60)
+        inputs = [text for r in fake.requests for text in r["body"]["input"]]
+    inputs.remove("dimension check")  # the embedder's trial when the memory was created
+    assert sorted(inputs) == sorted(f"{s}: {c}" for s, c in said)  # each once, no window
+    with closing(sqlite3.connect(path)) as conn:
+        turns = conn.execute("SELECT observation_id FROM turns ORDER BY seq").fetchall()
+        stored = {
+            (kind, ref): np.frombuffer(data, dtype=np.float32)
+            for kind, ref, data in conn.execute("SELECT kind, ref, data FROM vectors")
+        }
+    ids = [r[0] for r in turns]
+    for i, ref in enumerate(ids):
+        around = range(max(i - 1, 0), min(i + 2, len(said)))
+        total = sum(
+            len(f"{said[j][0]}: {said[j][1]}".split()) * stored[("observation", ids[j])]
+            for j in around
+        )
+        expected = total / np.linalg.norm(total)
+        assert np.allclose(stored[("window", ref)], expected, atol=1e-5), i
+
+
+def test_a_repeated_query_is_embedded_once(tmp_path: Path) -> None:
+    with (
+        gated_embeddings(free=10**6) as (fake, _),
+        turngraph.open(tmp_path / "queries.db", settings=settings_for(fake)) as db,
+    ):
+        mem = db.create_memory("m", retrieval=RETRIEVAL)
+        mem.remember("I adopted a cat called Miso", speaker="Ana", infer="none")
+        assert wait_for_index(db.store, timeout=60)
+        before = len(fake.requests)
+        first = mem.recall("what pet does she have?")
+        again = mem.recall("what pet does she have?")
+        asked = [text for r in fake.requests[before:] for text in r["body"]["input"]]
+    assert asked == ["what pet does she have?"]
+    assert [h.id for h in first.hits] == [h.id for h in again.hits]

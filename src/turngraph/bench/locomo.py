@@ -25,8 +25,18 @@ from typing import Any
 import turngraph
 from turngraph.errors import TurngraphError
 from turngraph.recall.index import wait_for_index
+from turngraph.recall.stages import STAGES, stage_times
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+
+def _quantiles(values: Sequence[float]) -> tuple[float, float]:
+    """p50 and p95 of ``values`` (0 for none)."""
+    lat = sorted(values)
+    if len(lat) < 2:
+        return (lat[0], lat[0]) if lat else (0.0, 0.0)
+    q = statistics.quantiles(lat, n=100)
+    return q[49], q[94]
 
 
 @dataclass
@@ -41,13 +51,31 @@ class Scores:
         self.latencies.append(ms)
 
     def summary(self) -> dict[str, Any]:
-        lat = sorted(self.latencies)
-        q = statistics.quantiles(lat, n=100) if len(lat) > 1 else [lat[0]] * 99 if lat else [0] * 99
+        p50, p95 = _quantiles(self.latencies)
         return {
             "n": len(self.latencies),
             "recall": {str(k): round(statistics.fmean(v), 4) for k, v in self.recalls.items()},
-            "latency_ms": {"p50": round(q[49], 3), "p95": round(q[94], 3)},
+            "latency_ms": {"p50": round(p50, 3), "p95": round(p95, 3)},
         }
+
+
+@dataclass
+class Split:
+    """Milliseconds per stage of each hybrid recall (query embedding, searches, assembly)."""
+
+    stages: dict[str, list[float]] = field(default_factory=lambda: {s: [] for s in STAGES})
+
+    def add(self, seconds: dict[str, float]) -> None:
+        for stage in STAGES:
+            self.stages[stage].append(seconds.get(stage, 0.0) * 1000)
+
+    def summary(self) -> dict[str, dict[str, float]]:
+        out = {}
+        for stage, values in self.stages.items():
+            p50, p95 = _quantiles(values)
+            mean = statistics.fmean(values) if values else 0.0
+            out[stage] = {"mean": round(mean, 3), "p50": round(p50, 3), "p95": round(p95, 3)}
+        return out
 
 
 def _session_time(text: str) -> datetime:
@@ -83,6 +111,8 @@ def run(paths: Sequence[Path], ks: Sequence[int], *, log: Callable[[str], None])
     kmax = max(ks)
     ours, per_cat = Scores(), {name: Scores() for name in CATEGORIES.values()}
     base_bm25, base_dense = Scores(), Scores()
+    split = Split()
+    ingest = {"turns": 0, "seconds": 0.0, "cpu_seconds": 0.0}
     with tempfile.TemporaryDirectory() as tmp:
         db = turngraph.open(Path(tmp) / "locomo.db")
         for path in paths:
@@ -92,7 +122,7 @@ def run(paths: Sequence[Path], ks: Sequence[int], *, log: Callable[[str], None])
             dia_of: dict[str, str] = {}
             texts: list[str] = []
             dias: list[str] = []
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             for when, turns in _sessions(conv):
                 batch = [
                     {
@@ -112,7 +142,11 @@ def run(paths: Sequence[Path], ks: Sequence[int], *, log: Callable[[str], None])
             # recall is measured once every turn has its vectors.
             if not wait_for_index(db.store, timeout=1800):
                 raise TurngraphError(f"{path.name}: the index did not catch up in 30 minutes")
-            log(f"{path.name}: ingested {len(dias)} turns in {time.perf_counter() - started:.1f}s")
+            took, cpu = time.perf_counter() - started, time.process_time() - cpu
+            ingest["turns"] += len(dias)
+            ingest["seconds"] += took
+            ingest["cpu_seconds"] += cpu
+            log(f"{path.name}: ingested {len(dias)} turns in {took:.1f}s ({cpu:.1f}s of CPU)")
             retriever = bm25s.BM25()
             retriever.index(
                 bm25s.tokenize(texts, stopwords="en", show_progress=False), show_progress=False
@@ -124,9 +158,12 @@ def run(paths: Sequence[Path], ks: Sequence[int], *, log: Callable[[str], None])
                     continue
                 question = str(qa["question"])
                 for scores, mode in ((ours, "hybrid"), (base_dense, "dense")):
-                    began = time.perf_counter()
-                    rc = mem.recall(question, k=kmax, mode=mode, include=("passages",))
-                    ms = (time.perf_counter() - began) * 1000
+                    with stage_times() as stages:
+                        began = time.perf_counter()
+                        rc = mem.recall(question, k=kmax, mode=mode, include=("passages",))
+                        ms = (time.perf_counter() - began) * 1000
+                    if mode == "hybrid":
+                        split.add(stages)
                     ranked = _dedupe(dia_of.get(h.source.turn_id or "", "") for h in rc.hits)
                     scores.add(ranked, evidence, ks, ms)
                     if mode == "hybrid":
@@ -144,6 +181,12 @@ def run(paths: Sequence[Path], ks: Sequence[int], *, log: Callable[[str], None])
         "overall": ours.summary(),
         "categories": {name: s.summary() for name, s in per_cat.items()},
         "baselines": {"bm25": base_bm25.summary(), "dense": base_dense.summary()},
+        "stages_ms": split.summary(),
+        "ingest": {
+            **ingest,
+            "turns_per_s": round(ingest["turns"] / max(ingest["seconds"], 1e-9), 1),
+            "turns_per_cpu_s": round(ingest["turns"] / max(ingest["cpu_seconds"], 1e-9), 1),
+        },
     }
 
 
@@ -171,4 +214,15 @@ def render(report: dict[str, Any], ks: Sequence[int]) -> str:
         lines.append(row(f"  {name}", s))
     lines.append(row("baseline bm25 (bm25s)", report["baselines"]["bm25"]))
     lines.append(row("baseline dense only", report["baselines"]["dense"]))
+    lines += ["", "turngraph hybrid, ms per query by stage:", "| stage | mean | p50 | p95 |"]
+    lines.append("|---|---|---|---|")
+    for stage, s in report.get("stages_ms", {}).items():
+        lines.append(f"| {stage} | {s['mean']:.2f} | {s['p50']:.2f} | {s['p95']:.2f} |")
+    if "ingest" in report:
+        i = report["ingest"]
+        lines += [
+            "",
+            f"ingest (remember_many, embedding and index queue included): {i['turns']} turns, "
+            f"{i['turns_per_s']} turns/s, {i['turns_per_cpu_s']} turns per CPU second",
+        ]
     return "\n".join(lines)

