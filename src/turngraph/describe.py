@@ -139,7 +139,7 @@ def _attribute_clauses(
             if "to {v}" in _MULTI[key]:  # "wants to to travel" otherwise
                 latest = [v[3:] if v.lower().startswith("to ") else v for v in latest]
             clauses.append(_MULTI[key].format(v=_join(latest)))
-        elif key not in ("name", "family"):
+        elif key not in ("name", "family", "opinions"):  # opinions are many and say little
             verb = "include" if key in MULTI_VALUED else "is"
             sentences.append(f"{name}'s {key.replace('_', ' ')} {verb} {_join(latest)}")
     return clauses, sentences

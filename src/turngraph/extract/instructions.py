@@ -56,6 +56,11 @@ _KEEP_SHORT = re.compile(
 )
 
 
+def may_instruct(text: str) -> bool:
+    """Whether ``text`` has a word every instruction has (a cheap test before reading it)."""
+    return _CUES.search(text) is not None
+
+
 def find_instruction(sentence: str) -> tuple[str, str, str | None] | None:
     """(label, description, name for "call me X") if ``sentence`` instructs the assistant."""
     if not _CUES.search(sentence):

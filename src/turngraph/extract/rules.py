@@ -33,7 +33,7 @@ from turngraph.extract.clauses import tokens as tokenize
 from turngraph.extract.descriptions import DescriptionRules
 from turngraph.extract.facts import ClauseFacts
 from turngraph.extract.findings import Findings
-from turngraph.extract.instructions import find_instruction
+from turngraph.extract.instructions import find_instruction, may_instruct
 from turngraph.extract.keyed import KeyedRules
 from turngraph.extract.names import find_names, is_lowercase, truecase
 from turngraph.extract.normalize import normalize
@@ -209,7 +209,7 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules, OpinionRule
             self.out.entity(name, etype)
             if etype in ("person", "animal"):
                 self._person(name)
-        if self.ctx.role in ("user", "system"):
+        if self.ctx.role in ("user", "system") and may_instruct(sentence):
             whole = find_instruction(sentence)
             parts = [] if whole else _PARTS.split(sentence) if len(sentence) < 600 else []
             found = [whole] if whole else [find_instruction(p) for p in parts if len(p) > 3]
