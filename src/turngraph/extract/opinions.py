@@ -43,7 +43,7 @@ _COPULAS = frozenset(
 )
 # Words between a thing and its verb: "dancing has kept me going", "yoga really helps".
 _BEFORE_VERB = frozenset(
-    "has have had does do did really always just also truly definitely".split()
+    "has have had does do did really always just also truly definitely sure".split()
 )
 _INTENSIFIERS = frozenset(
     (
@@ -95,7 +95,9 @@ _EFFECT_VERBS = frozenset(
     "teaches taught allow allows help keep get fuel give make bring remind calm inspire motivate "
     "teach".split()
 )
-_LOOSE_ENDS = frozenset("i we me us any some every more big great little much be want all".split())
+_LOOSE_ENDS = frozenset(
+    "i we me us any some every more big great little much be want all too".split()
+)
 _NEEDS_OBJECT = frozenset(
     "make makes made give gives gave get gets got help helps helped put stay keep feel "
     "remember".split()
@@ -106,6 +108,8 @@ _EFFECT_BREAKS = frozenset("but because cause when which how what why who where 
 _SUBJECTS = frozenset("i we you he she they it".split())
 _LISTENER = frozenset("you your yourself yours".split())
 _VAGUE_THINGS = frozenset("moments moment things thing stuff times experiences feelings".split())
+# What a thing may bring to anyone: "pets bring so much joy", "can have a big effect".
+_GOOD_EFFECTS = frozenset("difference effect impact joy happiness comfort peace".split())
 _TIMES = frozenset("today tonight yesterday week weekend day time month year morning".split())
 
 
@@ -181,7 +185,7 @@ class OpinionRules(TurnState):
         # and of a named thing it says what the speaker thinks of it ("Little Women was
         # amazing"): a title or a place, not a common noun ("the party was awesome").
         named = topic[:1].isupper() and topic.casefold() not in (self.speaker.casefold(), "i")
-        doing = (_is_doing(lows) or named) and not owner
+        doing = (_is_doing(topic.lower().split()) or named) and not owner
         adjectives = _judgements(said[i:], praise=doing)
         if not adjectives:
             if lows[0] not in _POINTING and _enjoyed(said[i:]):
@@ -271,9 +275,10 @@ class OpinionRules(TurnState):
             topic = self.topic
             if lows[0] == "they" and not topic.lower().endswith("s"):
                 return None  # "they" stands for things, as "non-fiction books" do
-            if lows[0] == "it":
+            if lows[0] == "it" and _extraposed(said):
                 # "it's so rewarding to see it pay off": what "it" stands for comes after
-                topic = _deferred(said) or topic
+                # ("it was great to see you" stands for nothing to keep)
+                topic = _deferred(said)
             if not topic:
                 return None
         else:
@@ -386,7 +391,7 @@ def _effect_at(lows: list[str], i: int) -> bool:
     if lows[i] in ("has", "have") and lows[i + 1 : i + 3] == ["a", "way"]:
         return True  # "nature has a way of bringing peace"
     if lows[i] in _EFFECT_VERBS | {"have", "has", "can"} and any(
-        w in ("difference", "effect", "impact") for w in lows[i + 1 : i + 5]
+        w in _GOOD_EFFECTS for w in lows[i + 1 : i + 5]
     ):
         return True  # "little acts of kindness can have a big effect"
     return lows[i] in _EFFECT_VERBS and any(
@@ -432,10 +437,10 @@ def _what_it_does(said: list[str], *, mine: bool = True, room: int = 7) -> str:
         out.pop()  # "give us strength to tackle any" -> "give us strength to tackle"
     if out and out[-1] in _NEEDS_OBJECT and len(out) > 3 and out[-2] == "to":
         out = out[:-2]  # "help us stay motivated to make ...": what it does, up to "to"
-    if out and out[-1] in _NEEDS_OBJECT:
-        return ""  # "make a big ..." cut before what it makes
+    if out and (out[-1] in _NEEDS_OBJECT or out[-1] in _UNFINISHED):
+        return ""  # "make a big ...", "made me reflect on how ...": cut before what it is
     # "can have a big effect", "make a difference": an effect in the world, not on the speaker
-    mine = mine and not any(w in ("difference", "effect", "impact") for w in out)
+    mine = mine and not any(w in _GOOD_EFFECTS for w in out)
     # "was a challenge", "is a blessing": a judgement of its own, about the speaker or not
     judging_noun = (
         copular and len(out) > 1 and out[0] in ("a", "an") and out[1] in _JUDGING_NOUNS | {"way"}
@@ -450,8 +455,43 @@ def _what_it_does(said: list[str], *, mine: bool = True, room: int = 7) -> str:
     return " ".join(out)
 
 
+def _doing_word(word: str) -> bool:
+    """ "being", "seeing": a verb in -ing; not "empowering", "amazing", which judge."""
+    judging = word in _JUDGING or word in _PRAISE or word in v.ING_WORDS
+    return word.endswith("ing") and is_verb(word) and not judging
+
+
+def _whole_doing(doing: str) -> bool:
+    """A doing said whole: "seeing my vision happen"; not "getting lost in", "being reminded
+    why", "seeing how the audience related to what I", "being working with"."""
+    words = doing.lower().split()
+    return (
+        2 <= len(words) <= MAX_TOPIC_WORDS
+        and words[-1] not in _DANGLING | _EFFECT_BREAKS | _SUBJECTS
+        and not (words[0] == "being" and words[1].endswith("ing"))
+        # "seeing how friendship ...": a question word with too little after it
+        and not any(w in _EFFECT_BREAKS and len(words) - j < 3 for j, w in enumerate(words))
+    )
+
+
+def _extraposed(said: list[str]) -> bool:
+    """ "is so great to see you", "was awesome being out there": "it" stands for what
+    follows the judgement, not for anything said before."""
+    for j, w in enumerate(said[:7]):
+        if (w == "to" and j + 1 < len(said) and is_verb(said[j + 1])) or _doing_word(w):
+            return bool(_judgements(said[:j], praise=True) or _judging_noun(said[:j]))
+    return False
+
+
 def _deferred(said: list[str]) -> str:
     """ "is so rewarding to have my hard work pay off" -> "having my hard work pay off"."""
+    doing_at = next((j for j, w in enumerate(said[:6]) if _doing_word(w)), -1)
+    if doing_at > 0 and "to" not in said[:doing_at] and _judgements(said[:doing_at], praise=True):
+        # "it was awesome being out there", "it's awesome seeing my vision happen"
+        rest = ["I" if w == "i" else w for w in said[doing_at + 1 :]]
+        doing = glue(doing_phrase(Clause(words=[], verb=said[doing_at], rest=rest)))
+        if _whole_doing(doing) and not any(w in _LISTENER for w in rest):
+            return doing
     if said[:8].count("to") > 1 and said[said.index("to") + 1 : said.index("to") + 2] == ["me"]:
         said = [w for j, w in enumerate(said) if j not in (said.index("to"), said.index("to") + 1)]
     if "to" not in said[:6]:
@@ -459,7 +499,7 @@ def _deferred(said: list[str]) -> str:
     at = said.index("to")
     if at + 1 >= len(said) or not is_verb(said[at + 1]):
         return ""
-    if not _judgements(said[:at]) and not _judging_noun(said[:at]):
+    if not _judgements(said[:at], praise=True) and not _judging_noun(said[:at]):
         return ""  # neither "so rewarding to ..." nor "a dream to ..."
     verb = lemma(said[at + 1])
     rest = said[at + 2 :]
@@ -471,7 +511,7 @@ def _deferred(said: list[str]) -> str:
         return ""  # "comforting knowing I'm ...": a clause, not a thing ("what they did" is)
     rest = ["I" if w == "i" else w for w in rest]
     doing = glue(doing_phrase(Clause(words=[], verb=gerund(verb), rest=rest)))
-    return doing if 2 <= len(doing.split()) <= MAX_TOPIC_WORDS else ""
+    return doing if _whole_doing(doing) else ""
 
 
 def _judging_noun(said: list[str]) -> str:
@@ -500,7 +540,8 @@ def _judgements(said: list[str], *, praise: bool = False) -> list[str]:
         elif not out or (w not in ("and", "but", "yet", "&") and w not in _INTENSIFIERS):
             break
         i += 1
-    if out and i < len(said) and said[i].isalpha() and said[i] not in _AFTER_JUDGEMENT:
+    followed = i < len(said) and said[i].isalpha() and not _doing_word(said[i])
+    if out and followed and said[i] not in _AFTER_JUDGEMENT:
         return []  # "a tough road", "important part of my life": about another noun
     return out[:2]
 
