@@ -110,6 +110,7 @@ _LISTENER = frozenset("you your yourself yours".split())
 _VAGUE_THINGS = frozenset("moments moment things thing stuff times experiences feelings".split())
 # What a thing may bring to anyone: "pets bring so much joy", "can have a big effect".
 _GOOD_EFFECTS = frozenset("difference effect impact joy happiness comfort peace".split())
+_REFLEXIVES = frozenset("myself ourselves yourself themselves himself herself".split())
 _TIMES = frozenset("today tonight yesterday week weekend day time month year morning".split())
 
 
@@ -151,7 +152,14 @@ class OpinionRules(TurnState):
                 whole = whole or n == 0
                 continue
             at = next(
-                (i for i, w in enumerate(said[:9]) if w in _COPULAS or _effect_at(said, i)), -1
+                (
+                    i
+                    for i, w in enumerate(said[:9])
+                    # not the verb of a relative clause: "things that bring us joy is ..."
+                    if (w in _COPULAS or _effect_at(said, i))
+                    and (i == 0 or said[i - 1] not in ("that", "who", "which"))
+                ),
+                -1,
             )
             if (n == 0 and own) or at <= 0:
                 continue
@@ -187,6 +195,9 @@ class OpinionRules(TurnState):
         named = topic[:1].isupper() and topic.casefold() not in (self.speaker.casefold(), "i")
         doing = (_is_doing(topic.lower().split()) or named) and not owner
         adjectives = _judgements(said[i:], praise=doing)
+        if not adjectives and lows[0] not in _POINTING:
+            # "art's awesome for showing us who we really are"
+            adjectives = _good_for(said[i:], room=MAX_VALUE_WORDS - len(lows))
         if not adjectives:
             if lows[0] not in _POINTING and _enjoyed(said[i:]):
                 # "Being a positive role model for them is something I enjoy"
@@ -299,7 +310,7 @@ class OpinionRules(TurnState):
                 any(w in v.PRONOUN_OBJECTS for w in doing_words)
                 or lows[0] in v.SUBJECT_PRONOUNS
                 or lows[0] in v.PRONOUN_OBJECTS
-                or (len(lows) > 1 and lows[1] in v.PRONOUN_OBJECTS)
+                or (len(lows) > 1 and lows[1] in v.PRONOUN_OBJECTS - _REFLEXIVES)
             ):
                 return None
             first = topic_words[0]
@@ -524,6 +535,20 @@ def _judging_noun(said: list[str]) -> str:
     if plain and (words[1] in _JUDGING or words[1] in _PRAISE):
         return " ".join(words)
     return ""
+
+
+def _good_for(said: list[str], *, room: int) -> list[str]:
+    """ "awesome for showing us who we really are": the praise and what it is good for, as
+    one judgement; [] when the words are not that."""
+    if len(said) < 3 or said[0] not in _PRAISE | _JUDGING or said[1] != "for":
+        return []
+    if not _doing_word(said[2]):
+        return []
+    doing = doing_phrase(Clause(words=[], verb=said[2], rest=said[3:])).split()
+    doing = doing[: max(2, room - 2)]
+    while doing and doing[-1] in _DANGLING | _LOOSE_ENDS | _EFFECT_BREAKS:
+        doing.pop()
+    return [f"{said[0]} for {' '.join(doing)}"] if len(doing) >= 2 else []
 
 
 def _judgements(said: list[str], *, praise: bool = False) -> list[str]:
