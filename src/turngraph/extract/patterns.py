@@ -88,6 +88,11 @@ _IMPORTANCE_OF = re.compile(
     r"([^.!?,;]{3,80})",
     re.I,
 )
+_HOW_IMPORTANT = re.compile(
+    r"\bhow important (?:it is to (\w+) ([^.,!?;]{2,60})|([a-z][^.,!?;]{2,60}?) (?:is|are)\b)",
+    re.I,
+)
+_FIRST_PERSON_OBJECT = re.compile(r"\b(?:me|us|I|we)\b", re.I)
 _IT_IS_GREAT = re.compile(
     r"^(?:[^,]{0,40},\s*)?it(?:'?s|'s been| is| was| has been) "
     r"(?:so |really |always |just |super )?(?:great|nice|fun|awesome|amazing|wonderful|"
@@ -365,6 +370,20 @@ class PatternRules(TurnState):
             m = _MATTERS_TO_ME.match(part)
             valued = _thing(m.group(1)) if m else ""
             if valued:
+                self.out.attribute(self._speaker(), "values", valued)
+        m = _HOW_IMPORTANT.search(sentence) if _FIRST_PERSON_OBJECT.search(sentence) else None
+        if m:
+            # "reminds me of how important kindness and compassion are"; "reminded me how
+            # important it is to make a difference"
+            verb, said = (m.group(1) or "").lower(), tokenize(m.group(2) or "")
+            if verb == "try" and said[:1] == ["and"] and len(said) > 1:
+                verb, said = said[1].lower(), said[2:]  # "to try and make a difference"
+            valued = (
+                doing_phrase(Clause(words=[], verb=gerund(lemma(verb)), rest=said))
+                if verb
+                else " ".join(noun_phrase(tokenize(m.group(3)), 6))
+            )
+            if valued and not names_nothing(valued.split()):
                 self.out.attribute(self._speaker(), "values", valued)
         m = _IMPORTANCE_OF.search(sentence)
         if m:
