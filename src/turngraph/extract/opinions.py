@@ -73,7 +73,7 @@ _NOT_TOPICS = frozenset(
 )
 # A phrase that stops on one of these was cut from a longer one.
 _DANGLING = frozenset(
-    "a an the of to for with on in at by about from based and or my during into".split()
+    "a an the of to for with on in at by about from based and or my during into after before".split()
 )
 # Words that show the "topic" is a clause of its own: "winning must have been thrilling".
 _CUT_OFF = frozenset("not n't never 've 'd 'll".split())
@@ -92,8 +92,8 @@ _AFTER_JUDGEMENT = frozenset(
 _EFFECT_VERBS = frozenset(
     "helps helped keeps kept gets got fuels fueled lets gives gave makes made brings "
     "brought reminds reminded calms inspires inspired motivates motivated relaxes "
-    "teaches taught allow allows help keep get fuel give make bring remind calm inspire motivate "
-    "teach".split()
+    "teaches taught allow allows creates create help keep get fuel give make bring remind "
+    "calm inspire motivate teach".split()
 )
 _LOOSE_ENDS = frozenset(
     "i we me us any some every more big great little much be want all too".split()
@@ -109,7 +109,7 @@ _SUBJECTS = frozenset("i we you he she they it".split())
 _LISTENER = frozenset("you your yourself yours".split())
 _VAGUE_THINGS = frozenset("moments moment things thing stuff times experiences feelings".split())
 # What a thing may bring to anyone: "pets bring so much joy", "can have a big effect".
-_GOOD_EFFECTS = frozenset("difference effect impact joy happiness comfort peace".split())
+_GOOD_EFFECTS = frozenset("difference effect impact joy happiness comfort peace bond way".split())
 _REFLEXIVES = frozenset("myself ourselves yourself themselves himself herself".split())
 _TIMES = frozenset("today tonight yesterday week weekend day time month year morning".split())
 
@@ -401,6 +401,8 @@ def _effect_at(lows: list[str], i: int) -> bool:
     "really helps keep me motivated", "fuels my creativity"."""
     if lows[i] in ("has", "have") and lows[i + 1 : i + 3] == ["a", "way"]:
         return True  # "nature has a way of bringing peace"
+    if lows[i] in ("go", "goes") and lows[i + 1 : i + 4] == ["a", "long", "way"]:
+        return True  # "a little kindness can go a long way"
     if lows[i] in _EFFECT_VERBS | {"have", "has", "can"} and any(
         w in _GOOD_EFFECTS for w in lows[i + 1 : i + 5]
     ):
@@ -551,6 +553,13 @@ def _good_for(said: list[str], *, room: int) -> list[str]:
     return [f"{said[0]} for {' '.join(doing)}"] if len(doing) >= 2 else []
 
 
+def _adjective(word: str) -> bool:
+    """A word that reads as an adjective after "and": "creative", "beautiful", "peaceful"."""
+    return word in v.ADJECTIVES or (
+        len(word) > 4 and word.endswith(("ive", "ful", "ous", "ing", "able", "ible", "ic"))
+    )
+
+
 def _judgements(said: list[str], *, praise: bool = False) -> list[str]:
     """ "rewarding and fulfilling" -> both; "great" -> none; a noun after the adjective
     ("a tough road") makes it describe that noun, not the thing: none."""
@@ -562,6 +571,8 @@ def _judgements(said: list[str], *, praise: bool = False) -> list[str]:
         w = said[i]
         if w in _JUDGING or w in _VALUING or (praise and w in _PRAISE):
             out.append(w)
+        elif out and said[i - 1] in ("and", "but", "&") and _adjective(w):
+            out.append(w)  # "so relaxing and creative": the second is judged too
         elif not out or (w not in ("and", "but", "yet", "&") and w not in _INTENSIFIERS):
             break
         i += 1
