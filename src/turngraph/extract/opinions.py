@@ -73,7 +73,8 @@ _NOT_TOPICS = frozenset(
 )
 # A phrase that stops on one of these was cut from a longer one.
 _DANGLING = frozenset(
-    "a an the of to for with on in at by about from based and or my during into after before".split()
+    "a an the of to for with on in at by about from based and or my during into after "
+    "before".split()
 )
 # Words that show the "topic" is a clause of its own: "winning must have been thrilling".
 _CUT_OFF = frozenset("not n't never 've 'd 'll".split())
