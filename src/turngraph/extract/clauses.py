@@ -337,6 +337,12 @@ def parse_clause(
         if low in ("every", "each") and i + 1 < n and words[i + 1].lower() in _EVERY:
             c.frequency, c.often = True, f"every {capitalize_day(words[i + 1])}"
             i += 2
+        elif (
+            low in ("since", "because")
+            and i + 1 < n
+            and words[i + 1].lower() in ("i", "we", "my", "our")
+        ):
+            c.lead, i = c.lead or low, i + 1  # "Since I lost my job at Door Dash, ..."
         elif low in v.DISCOURSE or low in v.ADVERBS or low in _TIME_LEADS:
             i += 1
         elif (

@@ -44,6 +44,7 @@ _INTRANSITIVE_EVENTS = frozenset(
     "travel emigrate".split()
 )
 _GOOD_TIMES = (["blast"], ["great", "time"], ["good", "time"], ["fun"], ["lot", "of", "fun"])
+_MOVING = frozenset("move come fly drive travel relocate emigrate return escape".split())
 # Words of manner that can stand where an object would: "worked hard on ...".
 _MANNER = frozenset("hard really lots non-stop nonstop overtime".split())
 # Verbs whose "to" + verb says what was done, not why: "volunteered to help".
@@ -410,8 +411,8 @@ class ClauseFacts(TurnState):
                 and not names_nothing(phrase)
             ):
                 obj = phrase
-                if prep == "about":
-                    verb = f"{verb} about"  # "writing about fantasy novels"
+                if prep == "about" or (prep == "from" and c.verb in _MOVING):
+                    verb = f"{verb} {prep}"  # "writing about fantasy novels", "moved from"
             elif obj and len(obj) + len(phrase) + 1 <= 8 and prep in ("with", "for", "from", "by"):
                 obj = [*obj, prep, *phrase]
         if obj and names_nothing(obj):

@@ -60,7 +60,7 @@ _THINGS = frozenset("likes hobbies habits goals learning values education opinio
 _PLAIN_NOUNS = frozenset("experience thing feeling journey process time moment".split())
 # Nouns that judge what they name: "was a challenge", "is a blessing".
 _JUDGING_NOUNS = frozenset(
-    "challenge struggle relief blessing nightmare lifesaver game-changer joy pleasure "
+    "challenge struggle relief blessing nightmare lifesaver game-changer joy pleasure reminder "
     "privilege dream escape must must-have".split()
 )
 # Subjects that are no thing the speaker judges.
@@ -108,6 +108,10 @@ _KNOWING = frozenset("know see realize realise hear think".split())
 _EFFECT_BREAKS = frozenset("but because cause when which how what why who where that".split())
 _SUBJECTS = frozenset("i we you he she they it".split())
 _LISTENER = frozenset("you your yourself yours".split())
+# Words before the verb of a clause inside the subject: "things that bring us joy", "this
+# plaque I keep on my desk".
+_THAT = frozenset("that who which".split())
+_RELATIVES = _THAT | frozenset("i we you they he she".split())
 _VAGUE_THINGS = frozenset("moments moment things thing stuff times experiences feelings".split())
 # What a thing may bring to anyone: "pets bring so much joy", "can have a big effect".
 _GOOD_EFFECTS = frozenset("difference effect impact joy happiness comfort peace bond way".split())
@@ -157,8 +161,8 @@ class OpinionRules(TurnState):
                     i
                     for i, w in enumerate(said[:9])
                     # not the verb of a relative clause: "things that bring us joy is ..."
-                    if (w in _COPULAS or _effect_at(said, i))
-                    and (i == 0 or said[i - 1] not in ("that", "who", "which"))
+                    if (w in _COPULAS and (i == 0 or said[i - 1] not in _THAT))
+                    or (_effect_at(said, i) and (i < 2 or said[i - 1] not in _RELATIVES))
                 ),
                 -1,
             )
@@ -269,8 +273,9 @@ class OpinionRules(TurnState):
             not lows
             or len(lows) > MAX_TOPIC_WORDS
             or any(w in v.MODALS or w in _CUT_OFF for w in lows)
-            # a doing may say whose ("starting my own store"); a thing may not ("my life")
-            or any(w in _NOT_TOPICS for w in (lows[:1] if _is_doing(lows) else lows))
+            # a doing may say whose ("starting my own store"), and so may what the speaker
+            # does with a thing ("this plaque I keep on my desk"); a thing may not ("my life")
+            or any(w in _NOT_TOPICS for w in (lows[:1] if _is_doing(lows) else _head(lows)))
             or all(w in _TIMES for w in lows)
             or lows[-1] in _DANGLING
             or lows[0] in _SUBORDINATE
@@ -305,7 +310,12 @@ class OpinionRules(TurnState):
             # "being a role model for them" names a doing; "making it" does not, and nor
             # does a doing of the listener's ("starting your own business")
             doing_words = [] if _is_doing(lows) else lows
-            if any(w in _LISTENER or w in _SUBJECTS for w in lows[1:]):
+            subject = any(w in _SUBJECTS for w in lows[1:])
+            if (
+                any(w in _LISTENER for w in lows[1:])
+                or lows[-1] in _SUBJECTS  # cut after a subject: "the recipe I"
+                or (subject and not _contact_clause(lows))
+            ):
                 return None
             if (
                 any(w in v.PRONOUN_OBJECTS for w in doing_words)
@@ -369,6 +379,17 @@ def _segments(lows: list[str], *, own: bool) -> list[tuple[int, int]]:
         start = i + 1 if lows[i] in (",", ";", "that") else i
     out.append((start, len(lows)))
     return out
+
+
+def _contact_clause(lows: list[str]) -> bool:
+    """ "plaque I keep on my desk": a noun, then "I" and what the speaker does with it."""
+    at = next((j for j, w in enumerate(lows) if w in ("i", "we")), -1)
+    return 1 <= at < len(lows) - 1 and not _is_doing(lows) and lows[0] not in _SUBJECTS
+
+
+def _head(lows: list[str]) -> list[str]:
+    """The words of a thing before a contact clause ("plaque" of "plaque I keep ...")."""
+    return lows[: lows.index("i")] if _contact_clause(lows) and "i" in lows else lows
 
 
 def _is_doing(lows: list[str]) -> bool:
