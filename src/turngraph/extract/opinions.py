@@ -465,7 +465,7 @@ def _what_it_does(said: list[str], *, mine: bool = True, room: int = 7) -> str:
                 return ""  # "helped me accept and grow into ...": the rest is needed
             break
         out.append(low if not w[1:].islower() or not w[:1].isupper() else w)
-        if len(out) >= max(3, min(room, 7)):
+        if len(out) >= max(4, min(room, 7)):
             break  # an opinion stays short: the thing and what it does in a few words
     to_me = any(w in ("me", "my", "us", "our", "life") for w in out)  # before "to me" goes
     while out and out[-1] in _DANGLING | _LOOSE_ENDS:
