@@ -68,7 +68,7 @@ _NOT_TOPICS = frozenset(
     (
         "you your he she we i my life everything anything something nothing things "
         "there here what who everyone everybody someone nobody people mine yours his her "
-        "their our"
+        "their"
     ).split()
 )
 # A phrase that stops on one of these was cut from a longer one.
@@ -446,6 +446,8 @@ def _what_it_does(said: list[str], *, mine: bool = True, room: int = 7) -> str:
     while i < len(lows) and lows[i] in _COPULAS | {"has", "been", "like", "kind", "of"}:
         i += 1
     copular = i > modal
+    if copular and i + 1 < len(lows) and lows[i] == "what" and lows[i + 1] in _EFFECT_VERBS:
+        i, copular = i + 1, False  # "are what get me through tough times"
     # "have become like family to me", "is like air"; not "feels like all my work paid off"
     simile = "like" in lows[modal:i] and not any(
         w in ("feels", "felt", "feel", "seems", "seemed", "sounds") for w in lows[modal:i]
