@@ -74,6 +74,7 @@ _COMMON_PLACES = frozenset(
 
 
 # States that say something with what they are about: "curious about", "swamped with".
+_FAN_WORDS = frozenset("a an huge big total massive true die-hard diehard real".split())
 _DEGREE_WORDS = frozenset(
     "now currently officially also still finally actually just really so very pretty more "
     "totally super definitely always kinda quite".split()
@@ -252,7 +253,14 @@ class DescriptionRules(TurnState):
         if first == "keen" and nxt == "on":
             words = ["into", *words[2:]]
             first = words[0].lower()
-        fan = "fan" in [w.lower() for w in words[:3]]
+        lows = [w.lower() for w in words]
+        if "fan" in lows[1:5] and lows[lows.index("fan") + 1 : lows.index("fan") + 2] != ["of"]:
+            # "a total movie fan", "a huge Harry Potter fan": a fan of what comes before
+            what = [w for w in words[: lows.index("fan")] if w.lower() not in _FAN_WORDS]
+            if what and not names_nothing(what):
+                self.out.attribute(who, "likes", " ".join(what))
+                return
+        fan = "fan" in lows[:3]
         if first in ("into", "obsessed", "passionate", "crazy") or (
             first in ("a", "an", "huge", "big", "fan") and fan
         ):
