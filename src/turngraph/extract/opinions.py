@@ -60,7 +60,7 @@ _THINGS = frozenset("likes hobbies habits goals learning values education opinio
 _PLAIN_NOUNS = frozenset("experience thing feeling journey process time moment".split())
 # Nouns that judge what they name: "was a challenge", "is a blessing".
 _JUDGING_NOUNS = frozenset(
-    "challenge struggle relief blessing nightmare lifesaver game-changer joy pleasure reminder "
+    "challenge struggle relief blessing nightmare lifesaver game-changer joy pleasure "
     "privilege dream escape must must-have".split()
 )
 # Subjects that are no thing the speaker judges.

@@ -88,6 +88,11 @@ _IMPORTANCE_OF = re.compile(
     r"([^.!?,;]{3,80})",
     re.I,
 )
+_IT_MATTERS_TO = re.compile(
+    r"\bit'?s (?:so |really |very |super )?(?:important|crucial|essential|key|vital) to (\w+) "
+    r"([^.!?,;]{2,60})",
+    re.I,
+)
 _HOW_IMPORTANT = re.compile(
     r"\bhow important (?:it is to (\w+) ([^.,!?;]{2,60})|([a-z][^.,!?;]{2,60}?) (?:is|are)\b)",
     re.I,
@@ -384,6 +389,19 @@ class PatternRules(TurnState):
                 else " ".join(noun_phrase(tokenize(m.group(3)), 6))
             )
             if valued and not names_nothing(valued.split()):
+                self.out.attribute(self._speaker(), "values", valued)
+        m = _IT_MATTERS_TO.search(sentence)
+        if m and m.start() > 0:
+            # "Reminds me it's important to cultivate a loving environment" (at the start of
+            # a sentence the opinion reader has it already)
+            verb, said = m.group(1).lower(), tokenize(m.group(2))
+            valued = doing_phrase(Clause(words=[], verb=gerund(lemma(verb)), rest=said))
+            cut = valued.split()[-2:-1] in (["a"], ["an"], ["the"])  # "cultivating a loving"
+            if (
+                len(valued.split()) >= 2
+                and not cut
+                and not any(w.lower() in ("you", "your") for w in said)
+            ):
                 self.out.attribute(self._speaker(), "values", valued)
         m = _IMPORTANCE_OF.search(sentence)
         if m:
