@@ -115,6 +115,7 @@ _RELATIVES = _THAT | frozenset("i we you they he she".split())
 _VAGUE_THINGS = frozenset("moments moment things thing stuff times experiences feelings".split())
 # What a thing may bring to anyone: "pets bring so much joy", "can have a big effect".
 _GOOD_EFFECTS = frozenset("difference effect impact joy happiness comfort peace bond way".split())
+_DEMONSTRATIVES = frozenset("that this these those".split())
 _REFLEXIVES = frozenset("myself ourselves yourself themselves himself herself".split())
 _TIMES = frozenset("today tonight yesterday week weekend day time month year morning".split())
 
@@ -317,10 +318,18 @@ class OpinionRules(TurnState):
                 or (subject and not _contact_clause(lows))
             ):
                 return None
+            # "that place" is a thing; "that" alone is not
+            pointing = [
+                w
+                for j, w in enumerate(doing_words)
+                if w in v.PRONOUN_OBJECTS
+                and not (w in _DEMONSTRATIVES and j + 1 < len(doing_words))
+            ]
             if (
-                any(w in v.PRONOUN_OBJECTS for w in doing_words)
+                pointing
                 or lows[0] in v.SUBJECT_PRONOUNS
                 or lows[0] in v.PRONOUN_OBJECTS
+                or lows[0] in v.ADVERBS | v.HEDGES  # "and hopefully have an impact"
                 or (len(lows) > 1 and lows[1] in v.PRONOUN_OBJECTS - _REFLEXIVES)
             ):
                 return None
