@@ -93,6 +93,11 @@ def _small_talk(action: RawAction) -> bool:
     if action.verb in _THANKS:
         words = set((action.object or "").lower().split())
         return not words or words <= _THANKED_FOR
+    said = (action.object or "").lower().split()
+    if (action.verb, " ".join(said)) in _IDIOMS:
+        return True  # "crossing my fingers", "got your back"
+    if len(said) == 2 and said[0].endswith("ing") and said[1] in ("it", "them", "this", "that"):
+        return True  # "try making it": what "it" is was said elsewhere
     if action.verb == "do" and not _vague_doing(action.object or ""):
         return False  # "doing kickboxing", "doing a community food drive"
     if action.verb in _SMALL_TALK_UNLESS_DATED:
@@ -173,6 +178,9 @@ _FEELINGS = frozenset("passion passions love joy happiness".split())
 _VAGUE_HEADS = _ABSTRACT | _FEELINGS
 
 
+_IDIOMS = frozenset(
+    {("cross", "fingers"), ("get", "back"), ("get", "em"), ("have", "back"), ("keep", "up")}
+)
 _SMALL_TALK_UNLESS_DATED = frozenset({"see", "do", "try"})
 _THANKS = frozenset({"appreciate", "be thankful for", "be grateful for"})
 _THANKED_FOR = frozenset(
