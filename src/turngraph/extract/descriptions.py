@@ -148,39 +148,12 @@ class DescriptionRules(TurnState):
             self._hometown(who, words[1:])
             return
         if first == "to" and len(words) > 1 and (c.past or c.perfect) and not c.negated:
-            # "I've been to Paris", "we were to Italy last month": a visit
-            place = self._place(words[1:])
-            if place:
-                when = self._time(c, None)
-                self.out.actions.append(
-                    RawAction(
-                        who,
-                        "visit",
-                        None,
-                        f"{who} {c.text}"[:240],
-                        when.when if when else None,
-                        place=place,
-                        precision=when.precision if when else None,
-                    )
-                )
+            self._visit(c, who, words[1:])  # "I've been to Paris"
             return
         if first == "in" and len(words) > 1:
             tail = [w.lower() for w in words[2:]]
             if c.past:
-                place = self._place(words[1:])
-                if place:
-                    when = self._time(c, None)
-                    self.out.actions.append(
-                        RawAction(
-                            who,
-                            "visit",
-                            None,
-                            f"{who} {c.text}"[:240],
-                            when.when if when else None,
-                            place=place,
-                            precision=when.precision if when else None,
-                        )
-                    )
+                self._visit(c, who, words[1:])  # "I was in Lisbon last week"
             elif not (tail[:2] in (["for", "a"], ["for", "the"], ["on", "a"]) or "trip" in tail):
                 self._location(who, words[1:])
             return
@@ -310,6 +283,24 @@ class DescriptionRules(TurnState):
             self._facts(done, who, None)
             return
         self._state_with(c, who, words)
+
+    def _visit(self, c: Clause, who: str, words: list[str]) -> None:
+        """A visit to the place ``words`` name, when they name one, dated as the clause."""
+        place = self._place(words)
+        if not place:
+            return
+        when = self._time(c, None)
+        self.out.actions.append(
+            RawAction(
+                who,
+                "visit",
+                None,
+                f"{who} {c.text}"[:240],
+                when.when if when else None,
+                place=place,
+                precision=when.precision if when else None,
+            )
+        )
 
     def _state_with(self, c: Clause, who: str, words: list[str]) -> None:
         """ "I'm curious about dairy-free baking", "swamped with the kids and work": a state
