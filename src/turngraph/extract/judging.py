@@ -99,6 +99,8 @@ NEEDS_OBJECT = frozenset(
     "make makes made give gives gave get gets got help helps helped put stay keep feel "
     "remember".split()
 )
+# Doings that say nothing alone: "having", "getting".
+LIGHT_DOINGS = frozenset("having getting doing making being seeing taking going".split())
 # Verbs whose object may be a clause: "so rewarding to know I'm making a difference".
 KNOWING = frozenset("know see realize realise hear think".split())
 EFFECT_BREAKS = frozenset("but because cause when which how what why who where that".split())
@@ -262,10 +264,12 @@ def whole_doing(doing: str) -> bool:
     """A doing said whole: "seeing my vision happen"; not "getting lost in", "being reminded
     why", "seeing how the audience related to what I", "being working with"."""
     words = doing.lower().split()
+    alone = len(words) == 1 and words[0] not in LIGHT_DOINGS  # "a dream to adopt": adopting
     return (
-        2 <= len(words) <= MAX_TOPIC_WORDS
+        (alone or 2 <= len(words) <= MAX_TOPIC_WORDS)
         and words[-1] not in DANGLING | EFFECT_BREAKS | SUBJECTS
-        and not (words[0] == "being" and words[1].endswith("ing"))
+        and words[-1].split("'")[0] not in SUBJECTS  # "thinking he's ..." cut short
+        and not (len(words) > 1 and words[0] == "being" and words[1].endswith("ing"))
         # "seeing how friendship ...": a question word with too little after it
         and not any(w in EFFECT_BREAKS and len(words) - j < 3 for j, w in enumerate(words))
     )

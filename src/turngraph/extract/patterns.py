@@ -145,7 +145,7 @@ _THING_I_DID = re.compile(
     r"\b(?:[Tt]hese|[Tt]his|[Tt]he|[Tt]hat|[Tt]hose) ((?:[a-z]+ ){0,2}[a-z]+) I (?:just )?"
     r"(bought|made|got|painted|found|took|wrote|built|baked|cooked|knitted|picked up|drew|"
     r"planted|adopted|read|"
-    r"watched|saw|visited|tried|finished)"
+    r"watched|saw|visited|tried|finished|met)"
     r"(?: (yesterday|today|last \w+|this \w+|on \w+))?\b"
 )
 _FIRST_DAY = re.compile(r"\bfirst (?:day|week) (?:at|with) ([A-Z][\w&'-]*(?: [A-Z][\w&'-]*){0,2})")
