@@ -304,6 +304,9 @@ def deferred(said: list[str]) -> str:
         return ""  # neither "so rewarding to ..." nor "a dream to ..."
     verb = lemma(said[at + 1])
     rest = said[at + 2 :]
+    bare = all(w in ("up", "out", "off", "on", "down", "back", "happen", "work") for w in rest[1:])
+    if rest[:1] and rest[0] in v.PRONOUN_OBJECTS - REFLEXIVES and bare:
+        return ""  # "key to keep it up" ("helping them learn" says enough)
     if "your" in rest or "you" in rest:
         return ""  # about the listener: who they are is not a topic of the speaker's
     if verb not in KNOWING and any(

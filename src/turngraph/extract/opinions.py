@@ -289,8 +289,15 @@ class OpinionRules(TurnState):
         elif len(self.out.attributes) > attributes and self.out.attributes[-1].key in THINGS:
             said = self.out.attributes[-1].value  # a liking or a goal; not "mom", not a city
         words = said.lower().split()
-        if words and words[-1] not in DANGLING and not (len(words) == 1 and is_past(words[0])):
-            self.topic = said  # not "mentored", not "a story based"
+        if (
+            words
+            and words[-1] not in DANGLING
+            and words[0] not in v.PREPOSITIONS  # not "of my favorites"
+            and words[-1] not in v.KIN  # not "grandma": a person is no "it"
+            and words[-1] not in v.FAMILY_WORDS
+            and not (len(words) == 1 and is_past(words[0]))  # not "mentored"
+        ):
+            self.topic = said
         elif about_listener:
             # "You're so dedicated to your studio, it's inspiring": what "it" points to is
             # the listener's, and unknown.
