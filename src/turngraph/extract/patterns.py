@@ -397,6 +397,10 @@ class PatternRules(TurnState):
             verb, said = m.group(1).lower(), tokenize(m.group(2))
             valued = doing_phrase(Clause(words=[], verb=gerund(lemma(verb)), rest=said))
             cut = valued.split()[-2:-1] in (["a"], ["an"], ["the"])  # "cultivating a loving"
+            # "key to keep it up": what "it" is was said elsewhere
+            cut = cut or (
+                said[:1] != [] and said[0].lower() in v.PRONOUN_OBJECTS and len(said) <= 2
+            )
             if (
                 len(valued.split()) >= 2
                 and not cut
