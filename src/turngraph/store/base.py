@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Literal, Protocol
 
 from turngraph.config import Settings
 
@@ -214,6 +214,39 @@ class ObservationFilter:
     entity_id: int | None = None
 
 
+TextKind = Literal["observation", "entity", "attribute"]
+# The fields of each kind of row a text search reads.
+TEXT_FIELDS: dict[str, tuple[str, ...]] = {
+    "observation": ("title", "content", "context"),  # context: a turn's window
+    "entity": ("name", "description", "queries"),
+    "attribute": ("text",),  # entity name, key and value
+}
+
+
+@dataclass(frozen=True, slots=True)
+class TextSearch:
+    """A ranked full-text search within one memory, in terms every backend can build its own
+    query from.
+
+    ``terms`` are matched as words (each backend stems them its own way); ``match`` says
+    whether a row needs any or all of them. ``fields`` names the fields searched with their
+    weight in the score; empty means every field of the kind at weight 1. Rows come back
+    best first, at most ``limit``, each with a score where higher is better.
+    """
+
+    kind: TextKind
+    terms: tuple[str, ...]
+    limit: int
+    match: Literal["any", "all"] = "any"
+    fields: tuple[tuple[str, float], ...] = ()
+
+    def __post_init__(self) -> None:
+        known = TEXT_FIELDS[self.kind]
+        for name, _ in self.fields:
+            if name not in known:
+                raise ValueError(f"{self.kind} has no text field {name!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class Counts:
     observations: int
@@ -316,11 +349,22 @@ class ReadTx(Protocol):
     def window_turns(
         self, observation_ids: Sequence[int]
     ) -> dict[int, list[tuple[int, str, bytes | None]]]: ...
-    def search_text(
-        self, table: str, query: str, *, limit: int, weights: Sequence[float] | None = None
-    ) -> list[tuple[int, float]]: ...
-    def term_frequencies(self, table: str, columns: str, terms: Sequence[str]) -> list[int]: ...
-    def text_rows(self, table: str) -> int: ...
+    def search_text(self, search: TextSearch) -> list[tuple[int, float]]:
+        """Observation or entity ids matching ``search``, best first, with their score."""
+        ...
+
+    def search_attributes(self, search: TextSearch) -> list[tuple[AttributeRow, float]]:
+        """Attribute versions matching ``search`` (of kind ``attribute``), best first."""
+        ...
+
+    def term_frequencies(self, search: TextSearch) -> list[int]:
+        """For each term of ``search``, how many rows of its kind contain it in its fields."""
+        ...
+
+    def text_rows(self, kind: TextKind) -> int:
+        """How many rows of ``kind`` this memory's text search holds."""
+        ...
+
     def turns_for_observations(self, ids: Sequence[int]) -> dict[int, TurnRow]: ...
     def turn_keys(self, ids: Sequence[int]) -> dict[int, tuple[str, str | None]]: ...
     def links_for_observations(self, ids: Sequence[int]) -> dict[int, list[int]]: ...
@@ -329,7 +373,6 @@ class ReadTx(Protocol):
         self, ids: Sequence[int], *, limit: int
     ) -> dict[int, list[int]]: ...
     def relationships_among(self, ids: Sequence[int], *, limit: int) -> list[RelationshipRow]: ...
-    def attributes_by_rowid(self, rowids: Sequence[int]) -> dict[int, AttributeRow]: ...
     def attributes_for_observations(self, ids: Sequence[int]) -> list[AttributeRow]: ...
     def filter_observations(self, query: ObservationFilter, *, limit: int) -> list[int]: ...
 
