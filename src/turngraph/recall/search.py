@@ -4,8 +4,9 @@ model call, a few milliseconds on the CPU.
 Semantic recall scores observations (turns included) with three signals: lexical full-text
 ranking (the backend's own, stemmed; BM25 on SQLite) over the text and over its
 conversational window (a turn with the one before and after it), dense similarity of the
-query embedding, and the entities the query names or matches, whose linked observations are lifted (entity-primary). Signals are fused by
-z-score. Structural recall (no query) filters observations and returns the same shape.
+query embedding, and the entities the query names or matches, whose linked observations are
+lifted (entity-primary). Signals are fused by z-score. Structural recall (no query) filters
+observations and returns the same shape.
 """
 
 from __future__ import annotations
