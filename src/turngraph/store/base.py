@@ -248,6 +248,27 @@ class TextSearch:
 
 
 @dataclass(frozen=True, slots=True)
+class QueuedRow:
+    """A row waiting for its vector, with the stored fields the core builds its text from
+    (:func:`turngraph.recall.index.embed_text`); the backend never decides what is embedded.
+
+    observation: ``title``, ``content``, and ``speaker`` (the speaker, else the role) when it
+    is a turn; entity: ``name``, ``content`` (its description), ``queries``; window: its
+    ``content`` (the search context the core stored for the turn); attribute: ``name`` (its
+    entity's), ``key``, ``content`` (its value).
+    """
+
+    kind: str  # observation | entity | window | attribute
+    ref: int
+    content: str = ""
+    title: str = ""
+    speaker: str | None = None
+    name: str = ""
+    key: str = ""
+    queries: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Counts:
     observations: int
     entities: int
@@ -345,10 +366,17 @@ class ReadTx(Protocol):
     def index_version(self) -> int: ...
     def load_vectors(self, kind: str, *, since: int = -1) -> list[tuple[int, bytes]]: ...
     def vector_count(self, kind: str) -> int: ...
-    def index_queue(self, *, limit: int) -> list[tuple[str, int, str]]: ...
+    def index_queue(self, *, limit: int) -> list[QueuedRow]:
+        """Rows of this memory waiting for their vector, by kind and ref."""
+        ...
+
     def window_turns(
         self, observation_ids: Sequence[int]
-    ) -> dict[int, list[tuple[int, str, bytes | None]]]: ...
+    ) -> dict[int, list[tuple[int, str, str, bytes | None]]]:
+        """For each turn's observation, the turns of its window in order: observation id,
+        speaker (else role), content, and the stored vector if any."""
+        ...
+
     def search_text(self, search: TextSearch) -> list[tuple[int, float]]:
         """Observation or entity ids matching ``search``, best first, with their score."""
         ...

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -9,6 +10,7 @@ from turngraph.store.base import (
     TEXT_FIELDS,
     AttributeRow,
     ObservationFilter,
+    QueuedRow,
     RelationshipRow,
     TextKind,
     TextSearch,
@@ -64,34 +66,63 @@ class SearchReads:
             )[0]
         )
 
-    def index_queue(self, *, limit: int) -> list[tuple[str, int, str]]:
-        rows = self._all(
-            "SELECT q.kind, q.ref, CASE q.kind "
-            "WHEN 'observation' THEN (SELECT coalesce(t.speaker, t.role) || ': ' || o.content "
-            "  FROM observations o JOIN turns t ON t.observation_id = o.id WHERE o.id = q.ref) "
-            "WHEN 'entity' THEN (SELECT name || ': ' || description || CASE "
-            "  WHEN retrieval_queries = '[]' THEN '' ELSE ' ' || (SELECT group_concat(value, ' ') "
-            "  FROM json_each(retrieval_queries)) END FROM entities WHERE id = q.ref) "
-            "WHEN 'window' THEN (SELECT context FROM fts_observations WHERE rowid = q.ref) "
-            "ELSE (SELECT text FROM fts_attributes WHERE rowid = q.ref) END, "
-            "(SELECT title || char(10) || content FROM observations WHERE id = q.ref "
-            "  AND q.kind = 'observation') "
-            "FROM index_queue q WHERE q.memory_id=? ORDER BY q.kind, q.ref LIMIT ?",
+    def index_queue(self, *, limit: int) -> list[QueuedRow]:
+        queued = self._all(
+            "SELECT kind, ref FROM index_queue WHERE memory_id=? ORDER BY kind, ref LIMIT ?",
             (self.memory_id, limit),
         )
-        return [(r[0], r[1], r[2] if r[2] is not None else (r[3] or "")) for r in rows]
+        refs: dict[str, list[int]] = {}
+        for kind, ref in queued:
+            refs.setdefault(kind, []).append(ref)
+        found: dict[tuple[str, int], QueuedRow] = {}
+        for batch in _chunks(refs.get("observation", [])):
+            for ref, title, content, speaker in self._all(
+                "SELECT o.id, o.title, o.content, coalesce(t.speaker, t.role) FROM observations o "
+                "LEFT JOIN turns t ON t.observation_id = o.id "
+                f"WHERE o.id IN ({_placeholders(len(batch))})",
+                batch,
+            ):
+                found["observation", ref] = QueuedRow(
+                    "observation", ref, content, title=title, speaker=speaker
+                )
+        for batch in _chunks(refs.get("entity", [])):
+            for ref, name, description, queries in self._all(
+                "SELECT id, name, description, retrieval_queries FROM entities "
+                f"WHERE id IN ({_placeholders(len(batch))})",
+                batch,
+            ):
+                found["entity", ref] = QueuedRow(
+                    "entity", ref, description, name=name, queries=tuple(json.loads(queries))
+                )
+        for batch in _chunks(refs.get("window", [])):
+            for ref, context in self._all(
+                f"SELECT rowid, context FROM fts_observations "
+                f"WHERE rowid IN ({_placeholders(len(batch))})",
+                batch,
+            ):
+                found["window", ref] = QueuedRow("window", ref, context)
+        for batch in _chunks(refs.get("attribute", [])):
+            for ref, name, key, value in self._all(
+                "SELECT a.rowid, e.name, a.key, a.value FROM attributes a "
+                "JOIN entities e ON e.id = a.entity_id "
+                f"WHERE a.rowid IN ({_placeholders(len(batch))})",
+                batch,
+            ):
+                found["attribute", ref] = QueuedRow("attribute", ref, value, name=name, key=key)
+        # A queued row whose source is gone still leaves the queue (with nothing to embed).
+        return [found.get((kind, ref), QueuedRow(kind, ref)) for kind, ref in queued]
 
     def window_turns(
         self, observation_ids: Sequence[int]
-    ) -> dict[int, list[tuple[int, str, bytes | None]]]:
+    ) -> dict[int, list[tuple[int, str, str, bytes | None]]]:
         """For each turn's observation, the turns of its window (the one before, itself, the
-        one after, in its session): their observation id, the text their vector embeds and
-        that vector if stored."""
-        out: dict[int, list[tuple[int, str, bytes | None]]] = {}
+        one after, in its session): their observation id, speaker (else role), content and
+        their vector if stored."""
+        out: dict[int, list[tuple[int, str, str, bytes | None]]] = {}
         for batch in _chunks(observation_ids):
-            for ref, obs_id, text, data in self._all(
+            for ref, obs_id, speaker, content, data in self._all(
                 "SELECT w.observation_id, n.observation_id, "
-                "coalesce(n.speaker, n.role) || ': ' || o.content, v.data "
+                "coalesce(n.speaker, n.role), o.content, v.data "
                 "FROM turns w JOIN turns n ON n.memory_id = w.memory_id "
                 "AND n.session_id = w.session_id "
                 "AND n.seq BETWEEN w.seq - 1 AND w.seq + 1 "
@@ -101,7 +132,7 @@ class SearchReads:
                 batch,
             ):
                 out.setdefault(ref, []).append(
-                    (obs_id, text, None if data is None else bytes(data))
+                    (obs_id, speaker, content, None if data is None else bytes(data))
                 )
         return out
 
