@@ -4,7 +4,7 @@ missing or stale and hands back the stored fields; the core builds the text to e
 from __future__ import annotations
 
 from turngraph.recall.index import embed_text
-from turngraph.store.base import AttributeRow, Store, WriteTx
+from turngraph.store.base import AttributeRow, Store, TextSearch, WriteTx
 
 from .conftest import NOW
 
@@ -123,3 +123,35 @@ def test_the_index_version_moves_with_stored_vectors(store: Store, memory_id: in
         vectors = tx.load_vectors("observation", since=before)
     assert after > before
     assert vectors == [(oid, b"\x00\x00\x80?")]
+
+
+def test_a_deleted_row_leaves_the_queue_its_vectors_and_the_text_search(
+    store: Store, memory_id: int
+) -> None:
+    with store.write(memory_id) as tx:
+        oid = _observation(tx, "n", "Tea", "green tea")
+        tx.put_vector("observation", oid, b"\x00\x00\x80?")
+    with store.read(memory_id) as tx:
+        before = tx.index_version()
+    with store.write(memory_id) as tx:
+        tx.delete_observation(oid)
+    with store.read(memory_id) as tx:
+        assert tx.index_queue(limit=10) == []
+        assert tx.load_vectors("observation") == []
+        assert tx.index_version() > before  # caches of vectors see the change
+        assert tx.search_text(TextSearch("observation", ("tea",), limit=10)) == []
+        assert tx.text_rows("observation") == 0
+
+
+def test_a_memory_without_an_embedder_queues_nothing(store: Store) -> None:
+    lexical = store.create_memory(
+        name="lexical", visibility="private", retrieval='{"embedder": "none"}', now=NOW
+    ).id
+    with store.write(lexical) as tx:
+        _observation(tx, "n", "Tea", "green tea")
+        tx.insert_entity(
+            key="tea", name="Tea", type="thing", description="", retrieval_queries=(), now=NOW
+        )
+    with store.read(lexical) as tx:
+        assert tx.index_queue(limit=10) == []
+        assert len(tx.search_text(TextSearch("observation", ("tea",), limit=10))) == 1
