@@ -457,8 +457,6 @@ class RecallWrites(Protocol):
 class WriteTx(ReadTx, GraphWrites, TurnWrites, FileWrites, RecallWrites, Protocol):
     """Writes within one memory; the store serializes them per memory and commits atomically."""
 
-    """Writes within one memory; the store serializes them per memory and commits atomically."""
-
     def next_seq(self) -> int: ...
 
 
