@@ -20,7 +20,7 @@ from turngraph.config import Limits
 from turngraph.errors import NotFoundError, ValidationError
 from turngraph.models import DeleteResult, EntityDeleteResult, ForgetResult
 from turngraph.recall.search import query_terms
-from turngraph.store.base import ObservationRow, Store, WriteTx
+from turngraph.store.base import ObservationRow, Store, TextSearch, WriteTx
 from turngraph.validate import normalize_name, normalize_type
 
 
@@ -53,18 +53,24 @@ class ForgetOps:
                 "query has no searchable words (only question words or punctuation)",
                 field="query",
             )
-        match = "{content} : (" + " AND ".join('"' + t.replace('"', '""') + '"' for t in terms)
-        match += ")"
         now = datetime.now(UTC)
         with self._store.write(self._id) as tx:
             most = self._limits.forget_observations
-            found = tx.search_text("fts_observations", match, limit=most + 1)
+            found = tx.search_text(
+                TextSearch(
+                    "observation",
+                    tuple(terms),
+                    limit=most + 1,
+                    match="all",
+                    fields=(("content", 1.0),),
+                )
+            )
             if len(found) > most:
                 raise ValidationError(
                     f"query matches more than {most} observations; narrow it",
                     field="query",
                 )
-            rows = tx.get_observations([rowid for rowid, _ in found])
+            rows = tx.get_observations([oid for oid, _ in found])
             if dry_run:
                 return ForgetResult(
                     deleted=len(rows), observations=[r.slug for r in rows], dry_run=True

@@ -21,7 +21,7 @@ import numpy as np
 
 from turngraph.errors import TurngraphError
 from turngraph.recall.embed import Embedder, OnnxEmbedder, Vectors
-from turngraph.store.base import Store
+from turngraph.store.base import QueuedRow, Store
 
 BATCH = 64
 log = logging.getLogger("turngraph.index")
@@ -75,7 +75,7 @@ def _drain(store: Store, memory_id: int, embedder: Embedder | None, batches: int
         if batches is not None:
             batches -= 1
         with store.read(memory_id) as tx:
-            items = tx.index_queue(limit=BATCH)
+            items = [(q.kind, q.ref, embed_text(q)) for q in tx.index_queue(limit=BATCH)]
             windows = [ref for kind, ref, _ in items if kind == "window"]
             around = tx.window_turns(windows) if windows and embedder is not None else {}
         if not items:
@@ -88,7 +88,7 @@ def _drain(store: Store, memory_id: int, embedder: Embedder | None, batches: int
         vectors = _vectors(embedder, items, around)
         progress = 0
         with store.write(memory_id) as wtx:
-            still = {(k, r): t for k, r, t in wtx.index_queue(limit=BATCH * 4)}
+            still = {(q.kind, q.ref): embed_text(q) for q in wtx.index_queue(limit=BATCH * 4)}
             for kind, ref, text in items:
                 if still.get((kind, ref)) != text:
                     continue
@@ -106,7 +106,7 @@ def _drain(store: Store, memory_id: int, embedder: Embedder | None, batches: int
 def _vectors(
     embedder: Embedder,
     items: list[tuple[str, int, str]],
-    around: dict[int, list[tuple[int, str, bytes | None]]],
+    around: dict[int, list[tuple[int, str, str, bytes | None]]],
 ) -> dict[tuple[str, int], Vectors]:
     """The vectors of a batch of queued rows. Every text is embedded once; a turn's window is
     not embedded at all but derived from the vectors of its turns (see :func:`window_vector`),
@@ -115,9 +115,9 @@ def _vectors(
     texts = [(kind, ref, text) for kind, ref, text in items if kind != "window"]
     turn_text = {ref: text for kind, ref, text in texts if kind == "observation"}
     for turns in around.values():
-        for obs_id, text, data in turns:
+        for obs_id, speaker, content, data in turns:
             if data is None and obs_id not in turn_text:
-                turn_text[obs_id] = text
+                text = turn_text[obs_id] = spoken_text(speaker, content)
                 texts.append(("observation", obs_id, text))
     out: dict[tuple[str, int], Vectors] = {}
     if texts:  # a batch of windows alone needs no model call
@@ -125,15 +125,36 @@ def _vectors(
         out = {(kind, ref): vector for (kind, ref, _), vector in zip(texts, embedded, strict=True)}
     for ref, turns in around.items():
         parts = []
-        for obs_id, text, data in turns:
+        for obs_id, speaker, content, data in turns:
             found = out.get(("observation", obs_id))
             if found is None and data is not None:
                 found = np.frombuffer(data, dtype=np.float32)
             if found is not None:
-                parts.append((text, found))
+                parts.append((spoken_text(speaker, content), found))
         if parts:
             out[("window", ref)] = window_vector(parts)
     return out
+
+
+def embed_text(row: QueuedRow) -> str:
+    """The text a queued row's vector embeds: a turn as its speaker says it, a note with its
+    title, an entity by name, description and the queries it answers, a window by the search
+    context its turn was given, an attribute as "entity key value"."""
+    if row.kind == "observation":
+        if row.speaker is not None:
+            return spoken_text(row.speaker, row.content)
+        return f"{row.title}\n{row.content}"
+    if row.kind == "entity":
+        text = f"{row.name}: {row.content}"
+        return f"{text} {' '.join(row.queries)}" if row.queries else text
+    if row.kind == "attribute":
+        return f"{row.name} {row.key.replace('_', ' ')} {row.content}"
+    return row.content  # window
+
+
+def spoken_text(speaker: str, content: str) -> str:
+    """A turn's text to embed: who said it (the speaker, else the role) and what."""
+    return f"{speaker}: {content}"
 
 
 def window_vector(turns: list[tuple[str, Vectors]]) -> Vectors:

@@ -1,11 +1,12 @@
 """Recall: rank, fuse and bound. No language model runs here; the query embedding is the only
 model call, a few milliseconds on the CPU.
 
-Semantic recall scores observations (turns included) with three signals: lexical BM25 (SQLite
-FTS5, porter stemming) over the text and over its conversational window (a turn with the one
-before and after it), dense similarity of the query embedding, and the entities the query
-names or matches, whose linked observations are lifted (entity-primary). Signals are fused by
-z-score. Structural recall (no query) filters observations and returns the same shape.
+Semantic recall scores observations (turns included) with three signals: lexical full-text
+ranking (the backend's own, stemmed; BM25 on SQLite) over the text and over its
+conversational window (a turn with the one before and after it), dense similarity of the
+query embedding, and the entities the query names or matches, whose linked observations are
+lifted (entity-primary). Signals are fused by z-score. Structural recall (no query) filters
+observations and returns the same shape.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from turngraph.store.base import (
     ObservationFilter,
     ReadTx,
     Store,
+    TextSearch,
 )
 from turngraph.validate import name_key, normalize_tags, parse_datetime
 
@@ -46,7 +48,7 @@ DEFAULTS = {"k": 10, "entities": 10, "relationships": 20, "snippets": 10}
 MAXIMA = {"k": 50, "entities": 50, "relationships": 100, "snippets": 50}
 POOL = 300  # candidates per signal
 # Fusion weights (z-score units).
-W_CONTEXT = 1.0  # bm25 column weight of a turn's window, beside the turn's own text
+W_CONTEXT = 1.0  # lexical weight of a turn's window, beside the turn's own text
 W_DENSE = 0.7
 W_ENTITY = 0.8  # linked to an entity the query names or matches
 W_SPEAKER = 2.0  # said by a person the query names
@@ -62,6 +64,8 @@ NEIGHBOUR_DECAY = 0.5
 SCORE_SPREAD = 2.0  # fused-score units over which a score moves from 0.27 to 0.73
 ENTITY_SIMILARITY = 0.3  # cosine from which a dense entity match counts as relevant
 _WORD = re.compile(r"[\w'-]+")
+# The passage signal reads a turn's text and its window; the title is left out.
+PASSAGE_FIELDS = (("content", 1.0), ("context", W_CONTEXT))
 
 
 def _bound(value: object, name: str) -> int:
@@ -87,11 +91,6 @@ def query_terms(text: str) -> list[str]:
         ):
             seen.append(word)
     return seen
-
-
-def _fts(terms: Sequence[str], columns: str | None = None) -> str:
-    body = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-    return f"{{{columns}}} : ({body})" if columns else body
 
 
 def _z(scores: dict[int, float]) -> dict[int, float]:
@@ -296,7 +295,7 @@ class RecallOps:
         # is close to it in meaning (a dense neighbour below ENTITY_SIMILARITY only ranks).
         entity_sources: set[int] = {e.id for e in named}
         if terms and mode != "dense":
-            matched = dict(tx.search_text("fts_entities", _fts(terms), limit=50))
+            matched = dict(tx.search_text(TextSearch("entity", tuple(terms), limit=50)))
             ent_signals.append((matched, 1.0))
             entity_sources |= matched.keys()
         lexical: dict[int, float] = {}
@@ -304,10 +303,12 @@ class RecallOps:
             # One BM25 over the text and its window, the window weighted W_CONTEXT.
             lexical = dict(
                 tx.search_text(
-                    "fts_observations",
-                    _fts(self._selective(tx, topic_terms), "content context"),
-                    limit=POOL,
-                    weights=(0.0, 0.0, 1.0, W_CONTEXT),
+                    TextSearch(
+                        "observation",
+                        tuple(self._selective(tx, topic_terms)),
+                        limit=POOL,
+                        fields=PASSAGE_FIELDS,
+                    )
                 )
             )
         attributes = self._attribute_hits(tx, terms, at, flt) if mode != "dense" else []
@@ -387,7 +388,9 @@ class RecallOps:
         total = TEXT_ROWS.get(self._store, tx)
         if total < PRUNE_ABOVE_ROWS:
             return terms
-        counts = tx.term_frequencies("fts_observations", "content context", terms)
+        counts = tx.term_frequencies(
+            TextSearch("observation", tuple(terms), limit=0, fields=PASSAGE_FIELDS)
+        )
         keep = [t for t, n in zip(terms, counts, strict=True) if n <= PRUNE_SHARE * total]
         if not keep:
             keep = [min(zip(counts, terms, strict=True))[1]]
@@ -448,13 +451,9 @@ class RecallOps:
     ) -> list[tuple[AttributeRow, float]]:
         if not terms:
             return []
-        matches = tx.search_text("fts_attributes", _fts(terms), limit=50)
-        rows = tx.attributes_by_rowid([r for r, _ in matches])
+        matches = tx.search_attributes(TextSearch("attribute", tuple(terms), limit=50))
         out: list[tuple[AttributeRow, float]] = []
-        for rowid, score in matches:
-            row = rows.get(rowid)
-            if row is None:
-                continue
+        for row, score in matches:
             if at is None and row.valid_until is not None:
                 continue
             if at is not None and not (

@@ -170,7 +170,7 @@ class RowCount:
         data = self._data.setdefault(store, {})
         found = data.get(tx.memory_id)
         if found is None or found[0] != version:
-            found = data[tx.memory_id] = (version, tx.text_rows("fts_observations"))
+            found = data[tx.memory_id] = (version, tx.text_rows("observation"))
         return found[1]
 
 

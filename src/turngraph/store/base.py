@@ -6,227 +6,113 @@ memory: :class:`ReadTx` (a consistent snapshot that never waits for writers) and
 The rules of the memory (normalization, pruning, folding assertions) live in the core; a
 backend only stores and finds rows, so every backend behaves the same and one conformance
 suite checks them all.
+
+The protocol is split by job, so a reader sees what a backend must do: :class:`GraphReads`
+and :class:`GraphWrites` (observations, entities, relationships, attribute versions),
+:class:`TurnReads` and :class:`TurnWrites` (sessions, turns, turn facts), :class:`FileReads`
+and :class:`FileWrites`, :class:`RecallReads` and :class:`RecallWrites` (text search,
+vectors, the index queue), and :class:`AccessStore` (principals, keys, grants, HTTP
+idempotency). The transactions combine them.
+
+Besides the rows it is given, a backend keeps two things current by itself, inside the
+transaction that changes the rows (SQLite does it with triggers):
+
+- **Text search.** Every observation (title, content, and the search context the core sets
+  with ``set_search_context``), entity (name, description, retrieval queries) and attribute
+  version (its entity's name, key and value) is searchable by :class:`TextSearch` as soon as
+  its write commits, and stops being found when it is deleted. The core asks in neutral terms
+  (words, any or all, fields and their weights, a limit); each backend builds its own query
+  and ranking from that, stemming words its own way.
+- **The index queue and the index version.** Inserting or changing an observation's title or
+  content, an entity's name, description or retrieval queries, or inserting an attribute
+  version queues that row for embedding (``index_queue``), unless the memory's retrieval
+  embedder is ``"none"``; the core queues windows itself (``enqueue``). Deleting a row drops
+  its queue entries and its vectors. ``index_version`` moves whenever the memory's stored
+  vectors change (``put_vector``, or a row's vectors deleted), and ``load_vectors(since=v)``
+  returns the vectors written after version ``v``: caches of vectors and row counts rely on
+  it. The queue hands back each row's stored fields (:class:`QueuedRow`); what is embedded is
+  built from them in the core.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
 from turngraph.config import Settings
+from turngraph.store.rows import (
+    TEXT_FIELDS,
+    AttributeRow,
+    Counts,
+    EntityFold,
+    EntityRow,
+    FactRow,
+    FileRow,
+    GrantRow,
+    IdempotencyRecord,
+    IdempotencyRow,
+    KeyRow,
+    LinkRow,
+    MemoryRow,
+    ObservationFilter,
+    ObservationRow,
+    PrincipalRow,
+    ProposalRow,
+    QueuedRow,
+    RelationshipFold,
+    RelationshipRow,
+    SessionRow,
+    TextKind,
+    TextSearch,
+    TurnRow,
+)
+
+# The protocols, and the rows (defined in turngraph.store.rows) that are part of them.
+__all__ = [
+    "TEXT_FIELDS",
+    "AccessStore",
+    "AttributeRow",
+    "Counts",
+    "EntityFold",
+    "EntityRow",
+    "FactRow",
+    "FileReads",
+    "FileRow",
+    "FileWrites",
+    "GrantRow",
+    "GraphReads",
+    "GraphWrites",
+    "IdempotencyRecord",
+    "IdempotencyRow",
+    "KeyRow",
+    "LinkRow",
+    "MemoryRow",
+    "ObservationFilter",
+    "ObservationRow",
+    "PrincipalRow",
+    "ProposalRow",
+    "QueuedRow",
+    "ReadTx",
+    "RecallReads",
+    "RecallWrites",
+    "RelationshipFold",
+    "RelationshipRow",
+    "SessionRow",
+    "Store",
+    "TextKind",
+    "TextSearch",
+    "TurnReads",
+    "TurnRow",
+    "TurnWrites",
+    "WriteTx",
+]
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryRow:
-    id: int
-    name: str
-    visibility: str
-    retrieval: str  # JSON
-    created_at: datetime
-    organization: str = "default"
-
-
-@dataclass(frozen=True, slots=True)
-class ObservationRow:
-    id: int
-    slug: str
-    title: str
-    content: str
-    category: str
-    tags: tuple[str, ...]
-    observed_at: datetime
-    confidence: float | None
-    source: str | None
-    created_at: datetime
-    updated_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class EntityRow:
-    id: int
-    key: str
-    name: str
-    type: str
-    description: str
-    retrieval_queries: tuple[str, ...]
-    degree: int
-    created_at: datetime
-    updated_at: datetime
-    memory_category: str = "knowledge"
-
-
-@dataclass(frozen=True, slots=True)
-class RelationshipRow:
-    id: int
-    source_id: int
-    source: str  # display names of the endpoints
-    type: str
-    target_id: int
-    target: str
-    description: str
-    weight: float
-    memory_category: str = "knowledge"
-    valid_from: datetime | None = None
-    valid_until: datetime | None = None
-    source_type: str = "other"
-    target_type: str = "other"
-    source_key: str = ""
-    target_key: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class EntityFold:
-    """What the live observations assert about an entity: the newest type and description,
-    and the retrieval-query lists of the newest assertions that carry any (newest first).
-    ``description`` is None when no observation asserts anything (only relationship links)."""
-
-    type: str | None
-    description: str | None
-    retrieval_queries: tuple[tuple[str, ...], ...]
-
-
-@dataclass(frozen=True, slots=True)
-class RelationshipFold:
-    """The newest description and weight the live observations give a relationship."""
-
-    description: str | None
-    weight: float | None
-
-
-@dataclass(frozen=True, slots=True)
-class LinkRow:
-    entity_id: int
-    explicit: bool
-
-
-@dataclass(frozen=True, slots=True)
-class FileRow:
-    path: str
-    filename: str
-    content_type: str
-    size: int
-    sha256: str
-    description: str
-    created_by: str
-    created_at: datetime
-    data: bytes | None  # None when listed without contents
-
-
-@dataclass(frozen=True, slots=True)
-class IdempotencyRow:
-    key: str
-    operation: str
-    fingerprint: str
-    slug: str | None
-    result: str  # JSON
-    created_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class ProposalRow:
-    id: int
-    canonical_key: str
-    canonical_name: str
-    duplicate_key: str
-    duplicate_name: str
-    type: str
-    reasons: tuple[str, ...]
-    score: float
-    status: str
-    created_at: datetime
-    decided_at: datetime | None
-
-
-@dataclass(frozen=True, slots=True)
-class SessionRow:
-    id: str
-    metadata: str  # JSON
-    turn_count: int
-    created_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class TurnRow:
-    id: str
-    session_id: str
-    seq: int
-    role: str
-    speaker: str | None
-    extracted: str
-    labels: tuple[str, ...]
-    created_at: datetime
-    # From the observation that backs the turn.
-    observation_id: int
-    slug: str
-    content: str
-    observed_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class AttributeRow:
-    id: str
-    entity_id: int
-    key: str
-    value: str
-    memory_category: str
-    observation_id: int
-    valid_from: datetime
-    valid_until: datetime | None
-    supersedes: str | None
-    superseded_by: str | None
-    created_at: datetime
-    # Joined for display.
-    entity_name: str = ""
-    entity_type: str = "other"
-    entity_key: str = ""
-    source_turn: str | None = None
-    source_slug: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class FactRow:
-    """An action, instruction or uncertainty a turn produced."""
-
-    id: str
-    kind: str
-    observation_id: int
-    memory_category: str
-    data: str  # JSON
-    dedup: str
-    happened_at: datetime
-    active: bool
-
-
-@dataclass(frozen=True, slots=True)
-class ObservationFilter:
-    """Structural conditions on observations; None means no condition."""
-
-    ids: tuple[int, ...] | None = None  # restrict to these (candidates of a semantic search)
-    category: str | None = None
-    tags: tuple[str, ...] = ()  # all of them
-    since: datetime | None = None
-    until: datetime | None = None
-    session_id: str | None = None
-    labels: tuple[str, ...] = ()  # all of them (turn labels)
-    entity_id: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Counts:
-    observations: int
-    entities: int
-    relationships: int
-    files: int
-    sessions: int = 0
-    turns: int = 0
-    open_proposals: int = 0
-
-
-class ReadTx(Protocol):
-    """Reads within one memory, from one consistent snapshot."""
+class GraphReads(Protocol):
+    """The graph: observations, entities, relationships, attribute versions, merge proposals
+    and idempotency records."""
 
     memory_id: int
 
@@ -264,31 +150,7 @@ class ReadTx(Protocol):
     def find_relationship(self, source_id: int, type: str, target_id: int) -> int | None: ...
     def relationship_fold(self, relationship_id: int) -> RelationshipFold: ...
 
-    # files
-    def get_file(self, path: str, *, with_data: bool) -> FileRow | None: ...
-    def list_files(self, *, prefix: str | None) -> list[FileRow]: ...
-
-    # idempotency and consolidation
-    def get_idempotency(self, key: str) -> IdempotencyRow | None: ...
-    def get_proposal(self, proposal_id: int) -> ProposalRow | None: ...
-    def list_proposals(
-        self, *, status: str | None, limit: int | None = None, offset: int = 0
-    ) -> list[ProposalRow]: ...
-    def rejected_pairs(self) -> set[tuple[str, str]]: ...
-
-    # sessions and turns
-    def get_session(self, session_id: str) -> SessionRow | None: ...
-    def list_sessions(self, *, offset: int, limit: int) -> list[SessionRow]: ...
-    def get_turn(self, turn_id: str) -> TurnRow | None: ...
-    def facts_for_observation(self, observation_id: int) -> list[FactRow]: ...
-    def list_turns(
-        self, session_id: str, *, after_seq: int, offset: int, limit: int
-    ) -> list[TurnRow]: ...
-    def last_turns(self, session_id: str, *, count: int) -> list[TurnRow]: ...
-    def get_turn_by_observation(self, observation_id: int) -> TurnRow | None: ...
-    def session_observation_ids(self, session_id: str) -> list[int]: ...
-
-    # attributes and turn facts
+    # attributes and current state
     def attribute_history(self, entity_id: int, key: str) -> list[AttributeRow]: ...
     def current_attributes(self, entity_id: int, key: str) -> list[AttributeRow]: ...
     def current_attributes_of(self, entity_id: int) -> list[AttributeRow]: ...
@@ -303,24 +165,87 @@ class ReadTx(Protocol):
     def state_relations(
         self, *, category: str, as_of: datetime | None, limit: int
     ) -> list[RelationshipRow]: ...
+
+    # idempotency and consolidation
+    def get_idempotency(self, key: str) -> IdempotencyRow | None: ...
+    def get_proposal(self, proposal_id: int) -> ProposalRow | None: ...
+    def list_proposals(
+        self, *, status: str | None, limit: int | None = None, offset: int = 0
+    ) -> list[ProposalRow]: ...
+    def rejected_pairs(self) -> set[tuple[str, str]]: ...
+
+
+class TurnReads(Protocol):
+    """Sessions, their turns and the facts extracted from them."""
+
+    memory_id: int
+
+    # sessions and turns
+    def get_session(self, session_id: str) -> SessionRow | None: ...
+    def list_sessions(self, *, offset: int, limit: int) -> list[SessionRow]: ...
+    def get_turn(self, turn_id: str) -> TurnRow | None: ...
+    def facts_for_observation(self, observation_id: int) -> list[FactRow]: ...
+    def list_turns(
+        self, session_id: str, *, after_seq: int, offset: int, limit: int
+    ) -> list[TurnRow]: ...
+    def last_turns(self, session_id: str, *, count: int) -> list[TurnRow]: ...
+    def get_turn_by_observation(self, observation_id: int) -> TurnRow | None: ...
+    def session_observation_ids(self, session_id: str) -> list[int]: ...
+
+    # turn facts
     def list_facts(
         self, *, kind: str, category: str | None, as_of: datetime | None, limit: int
     ) -> list[FactRow]: ...
     def find_active_fact(self, kind: str, dedup: str) -> FactRow | None: ...
 
+
+class FileReads(Protocol):
+    """Files attached to a memory."""
+
+    memory_id: int
+
+    # files
+    def get_file(self, path: str, *, with_data: bool) -> FileRow | None: ...
+    def list_files(self, *, prefix: str | None) -> list[FileRow]: ...
+
+
+class RecallReads(Protocol):
+    """What recall reads: text search, vectors and the queue of rows to embed, and the
+    candidate lookups that rank them."""
+
+    memory_id: int
+
     # recall
     def index_version(self) -> int: ...
     def load_vectors(self, kind: str, *, since: int = -1) -> list[tuple[int, bytes]]: ...
     def vector_count(self, kind: str) -> int: ...
-    def index_queue(self, *, limit: int) -> list[tuple[str, int, str]]: ...
+    def index_queue(self, *, limit: int) -> list[QueuedRow]:
+        """Rows of this memory waiting for their vector, by kind and ref."""
+        ...
+
     def window_turns(
         self, observation_ids: Sequence[int]
-    ) -> dict[int, list[tuple[int, str, bytes | None]]]: ...
-    def search_text(
-        self, table: str, query: str, *, limit: int, weights: Sequence[float] | None = None
-    ) -> list[tuple[int, float]]: ...
-    def term_frequencies(self, table: str, columns: str, terms: Sequence[str]) -> list[int]: ...
-    def text_rows(self, table: str) -> int: ...
+    ) -> dict[int, list[tuple[int, str, str, bytes | None]]]:
+        """For each turn's observation, the turns of its window in order: observation id,
+        speaker (else role), content, and the stored vector if any."""
+        ...
+
+    def search_text(self, search: TextSearch) -> list[tuple[int, float]]:
+        """Observation or entity ids matching ``search``, best first, with their score."""
+        ...
+
+    def search_attributes(self, search: TextSearch) -> list[tuple[AttributeRow, float]]:
+        """Attribute versions matching ``search`` (of kind ``attribute``), best first."""
+        ...
+
+    def term_frequencies(self, search: TextSearch) -> list[int]:
+        """For each term of ``search``, how many rows of its kind contain it in its fields."""
+        ...
+
+    def text_rows(self, kind: TextKind) -> int:
+        """How many rows of ``kind`` this memory's text search holds."""
+        ...
+
     def turns_for_observations(self, ids: Sequence[int]) -> dict[int, TurnRow]: ...
     def turn_keys(self, ids: Sequence[int]) -> dict[int, tuple[str, str | None]]: ...
     def links_for_observations(self, ids: Sequence[int]) -> dict[int, list[int]]: ...
@@ -329,15 +254,16 @@ class ReadTx(Protocol):
         self, ids: Sequence[int], *, limit: int
     ) -> dict[int, list[int]]: ...
     def relationships_among(self, ids: Sequence[int], *, limit: int) -> list[RelationshipRow]: ...
-    def attributes_by_rowid(self, rowids: Sequence[int]) -> dict[int, AttributeRow]: ...
     def attributes_for_observations(self, ids: Sequence[int]) -> list[AttributeRow]: ...
     def filter_observations(self, query: ObservationFilter, *, limit: int) -> list[int]: ...
 
 
-class WriteTx(ReadTx, Protocol):
-    """Writes within one memory; the store serializes them per memory and commits atomically."""
+class ReadTx(GraphReads, TurnReads, FileReads, RecallReads, Protocol):
+    """Reads within one memory, from one consistent snapshot."""
 
-    def next_seq(self) -> int: ...
+
+class GraphWrites(Protocol):
+    """Writes to the graph."""
 
     # observations
     def insert_observation(
@@ -441,48 +367,7 @@ class WriteTx(ReadTx, Protocol):
     def move_backings(self, from_relationship_id: int, to_relationship_id: int) -> None: ...
     def unbacked_relationships(self, candidates: Iterable[int]) -> list[int]: ...
 
-    # files
-    def put_file(self, row: FileRow) -> None: ...
-    def delete_file(self, path: str) -> None: ...
-
-    # idempotency and consolidation
-    def put_idempotency(self, row: IdempotencyRow) -> None: ...
-    def delete_idempotency_for_slug(self, slug: str) -> None: ...
-    def insert_proposal(
-        self,
-        *,
-        canonical_key: str,
-        canonical_name: str,
-        duplicate_key: str,
-        duplicate_name: str,
-        type: str,
-        reasons: Sequence[str],
-        score: float,
-        now: datetime,
-    ) -> int: ...
-    def set_proposal_status(self, proposal_id: int, status: str, *, now: datetime) -> None: ...
-    def reject_pair(self, key_a: str, key_b: str, *, now: datetime) -> None: ...
-
-    # sessions and turns
-    def insert_session(self, session_id: str, *, metadata: str, now: datetime) -> None: ...
-    def next_turn_seq(self, session_id: str) -> int: ...
-    def insert_turn(
-        self,
-        *,
-        turn_id: str,
-        session_id: str,
-        seq: int,
-        role: str,
-        speaker: str | None,
-        observation_id: int,
-        extracted: str,
-        labels: Sequence[str],
-        now: datetime,
-    ) -> None: ...
-    def set_turn_extracted(self, turn_id: str, extracted: str) -> None: ...
-    def delete_session(self, session_id: str) -> None: ...
-
-    # attributes and turn facts
+    # attributes and current state
     def insert_attribute(self, row: AttributeRow) -> None: ...
     def set_attribute_links(
         self,
@@ -503,8 +388,64 @@ class WriteTx(ReadTx, Protocol):
         valid_from: datetime | None,
         valid_until: datetime | None,
     ) -> None: ...
+
+    # idempotency and consolidation
+    def put_idempotency(self, row: IdempotencyRow) -> None: ...
+    def delete_idempotency_for_slug(self, slug: str) -> None: ...
+    def insert_proposal(
+        self,
+        *,
+        canonical_key: str,
+        canonical_name: str,
+        duplicate_key: str,
+        duplicate_name: str,
+        type: str,
+        reasons: Sequence[str],
+        score: float,
+        now: datetime,
+    ) -> int: ...
+    def set_proposal_status(self, proposal_id: int, status: str, *, now: datetime) -> None: ...
+    def reject_pair(self, key_a: str, key_b: str, *, now: datetime) -> None: ...
+
+
+class TurnWrites(Protocol):
+    """Writes to sessions, turns and their facts."""
+
+    # sessions and turns
+    def insert_session(self, session_id: str, *, metadata: str, now: datetime) -> None: ...
+    def next_turn_seq(self, session_id: str) -> int: ...
+    def insert_turn(
+        self,
+        *,
+        turn_id: str,
+        session_id: str,
+        seq: int,
+        role: str,
+        speaker: str | None,
+        observation_id: int,
+        extracted: str,
+        labels: Sequence[str],
+        now: datetime,
+    ) -> None: ...
+    def set_turn_extracted(self, turn_id: str, extracted: str) -> None: ...
+    def delete_session(self, session_id: str) -> None: ...
+
+    # turn facts
     def insert_fact(self, row: FactRow) -> None: ...
     def deactivate_fact(self, fact_id: str) -> None: ...
+
+
+class FileWrites(Protocol):
+    """Writes to files."""
+
+    # files
+    def put_file(self, row: FileRow) -> None: ...
+    def delete_file(self, path: str) -> None: ...
+
+
+class RecallWrites(Protocol):
+    """What keeps recall current (see the module docstring for what a backend must maintain
+    by itself)."""
 
     # recall
     def set_search_context(self, observation_id: int, context: str) -> None: ...
@@ -513,42 +454,10 @@ class WriteTx(ReadTx, Protocol):
     def dequeue(self, kind: str, ref: int) -> None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class PrincipalRow:
-    id: str
-    organization: str
-    display_name: str
-    kind: str
-    admin: bool
-    created_at: datetime
-    # May create memories (an admin may always).
-    create_memories: bool = False
+class WriteTx(ReadTx, GraphWrites, TurnWrites, FileWrites, RecallWrites, Protocol):
+    """Writes within one memory; the store serializes them per memory and commits atomically."""
 
-
-@dataclass(frozen=True, slots=True)
-class KeyRow:
-    id: str
-    principal_id: str
-    name: str
-    created_at: datetime
-    revoked_at: datetime | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class GrantRow:
-    principal_id: str
-    memory: str
-    tier: str
-    created_at: datetime
-    organization: str = "default"  # the memory's
-
-
-@dataclass(frozen=True, slots=True)
-class IdempotencyRecord:
-    fingerprint: str
-    state: str  # pending | done
-    status: int | None
-    body: str | None
+    def next_seq(self) -> int: ...
 
 
 class AccessStore(Protocol):

@@ -193,11 +193,3 @@ def _attr(r: Any) -> AttributeRow:
 
 def _fact(r: Any) -> FactRow:
     return FactRow(r[0], r[1], r[2], r[3], r[4], r[5], from_db(r[6]), bool(r[7]))
-
-
-# bm25 column weights per full-text table; the first column (the memory token) counts 0.
-_SEARCH_TABLES = {
-    "fts_observations": "0.0, 1.0, 1.0, 1.0",
-    "fts_entities": "0.0, 1.0, 1.0, 1.0",
-    "fts_attributes": "0.0, 1.0",
-}

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from turngraph.store.base import (
+    TEXT_FIELDS,
     AttributeRow,
     ObservationFilter,
+    QueuedRow,
     RelationshipRow,
+    TextKind,
+    TextSearch,
     TurnRow,
 )
 from turngraph.store.sqlite_rows import (
     _ATTR_SELECT,
     _REL_SELECT,
-    _SEARCH_TABLES,
     _TURN_SELECT,
     _attr,
     _chunks,
@@ -62,34 +66,63 @@ class SearchReads:
             )[0]
         )
 
-    def index_queue(self, *, limit: int) -> list[tuple[str, int, str]]:
-        rows = self._all(
-            "SELECT q.kind, q.ref, CASE q.kind "
-            "WHEN 'observation' THEN (SELECT coalesce(t.speaker, t.role) || ': ' || o.content "
-            "  FROM observations o JOIN turns t ON t.observation_id = o.id WHERE o.id = q.ref) "
-            "WHEN 'entity' THEN (SELECT name || ': ' || description || CASE "
-            "  WHEN retrieval_queries = '[]' THEN '' ELSE ' ' || (SELECT group_concat(value, ' ') "
-            "  FROM json_each(retrieval_queries)) END FROM entities WHERE id = q.ref) "
-            "WHEN 'window' THEN (SELECT context FROM fts_observations WHERE rowid = q.ref) "
-            "ELSE (SELECT text FROM fts_attributes WHERE rowid = q.ref) END, "
-            "(SELECT title || char(10) || content FROM observations WHERE id = q.ref "
-            "  AND q.kind = 'observation') "
-            "FROM index_queue q WHERE q.memory_id=? ORDER BY q.kind, q.ref LIMIT ?",
+    def index_queue(self, *, limit: int) -> list[QueuedRow]:
+        queued = self._all(
+            "SELECT kind, ref FROM index_queue WHERE memory_id=? ORDER BY kind, ref LIMIT ?",
             (self.memory_id, limit),
         )
-        return [(r[0], r[1], r[2] if r[2] is not None else (r[3] or "")) for r in rows]
+        refs: dict[str, list[int]] = {}
+        for kind, ref in queued:
+            refs.setdefault(kind, []).append(ref)
+        found: dict[tuple[str, int], QueuedRow] = {}
+        for batch in _chunks(refs.get("observation", [])):
+            for ref, title, content, speaker in self._all(
+                "SELECT o.id, o.title, o.content, coalesce(t.speaker, t.role) FROM observations o "
+                "LEFT JOIN turns t ON t.observation_id = o.id "
+                f"WHERE o.id IN ({_placeholders(len(batch))})",
+                batch,
+            ):
+                found["observation", ref] = QueuedRow(
+                    "observation", ref, content, title=title, speaker=speaker
+                )
+        for batch in _chunks(refs.get("entity", [])):
+            for ref, name, description, queries in self._all(
+                "SELECT id, name, description, retrieval_queries FROM entities "
+                f"WHERE id IN ({_placeholders(len(batch))})",
+                batch,
+            ):
+                found["entity", ref] = QueuedRow(
+                    "entity", ref, description, name=name, queries=tuple(json.loads(queries))
+                )
+        for batch in _chunks(refs.get("window", [])):
+            for ref, context in self._all(
+                f"SELECT rowid, context FROM fts_observations "
+                f"WHERE rowid IN ({_placeholders(len(batch))})",
+                batch,
+            ):
+                found["window", ref] = QueuedRow("window", ref, context)
+        for batch in _chunks(refs.get("attribute", [])):
+            for ref, name, key, value in self._all(
+                "SELECT a.rowid, e.name, a.key, a.value FROM attributes a "
+                "JOIN entities e ON e.id = a.entity_id "
+                f"WHERE a.rowid IN ({_placeholders(len(batch))})",
+                batch,
+            ):
+                found["attribute", ref] = QueuedRow("attribute", ref, value, name=name, key=key)
+        # A queued row whose source is gone still leaves the queue (with nothing to embed).
+        return [found.get((kind, ref), QueuedRow(kind, ref)) for kind, ref in queued]
 
     def window_turns(
         self, observation_ids: Sequence[int]
-    ) -> dict[int, list[tuple[int, str, bytes | None]]]:
+    ) -> dict[int, list[tuple[int, str, str, bytes | None]]]:
         """For each turn's observation, the turns of its window (the one before, itself, the
-        one after, in its session): their observation id, the text their vector embeds and
-        that vector if stored."""
-        out: dict[int, list[tuple[int, str, bytes | None]]] = {}
+        one after, in its session): their observation id, speaker (else role), content and
+        their vector if stored."""
+        out: dict[int, list[tuple[int, str, str, bytes | None]]] = {}
         for batch in _chunks(observation_ids):
-            for ref, obs_id, text, data in self._all(
+            for ref, obs_id, speaker, content, data in self._all(
                 "SELECT w.observation_id, n.observation_id, "
-                "coalesce(n.speaker, n.role) || ': ' || o.content, v.data "
+                "coalesce(n.speaker, n.role), o.content, v.data "
                 "FROM turns w JOIN turns n ON n.memory_id = w.memory_id "
                 "AND n.session_id = w.session_id "
                 "AND n.seq BETWEEN w.seq - 1 AND w.seq + 1 "
@@ -99,22 +132,44 @@ class SearchReads:
                 batch,
             ):
                 out.setdefault(ref, []).append(
-                    (obs_id, text, None if data is None else bytes(data))
+                    (obs_id, speaker, content, None if data is None else bytes(data))
                 )
         return out
 
-    def search_text(
-        self, table: str, query: str, *, limit: int, weights: Sequence[float] | None = None
-    ) -> list[tuple[int, float]]:
-        """Best matches of an FTS5 query in one memory: (rowid, score), higher is better.
-        ``weights`` are bm25 column weights (the memory column first, always 0)."""
-        columns = _SEARCH_TABLES[table]  # KeyError for anything else
-        if weights is not None:
-            columns = ", ".join(f"{float(w)}" for w in (0.0, *weights[1:]))
-        score = f"bm25({table}, {columns})"
+    def search_text(self, search: TextSearch) -> list[tuple[int, float]]:
+        """Best matches in one memory: (row id, score), higher is better. Observations and
+        entities are keyed in their full-text table by their own id."""
+        if search.kind == "attribute":
+            raise ValueError("attributes are searched with search_attributes")
+        return self._search_rows(search)
+
+    def search_attributes(self, search: TextSearch) -> list[tuple[AttributeRow, float]]:
+        if search.kind != "attribute":
+            raise ValueError(f"search_attributes searches attributes, not {search.kind}")
+        matches = self._search_rows(search)  # fts_attributes is keyed by the rowid
+        rows: dict[int, AttributeRow] = {}
+        for batch in _chunks([r for r, _ in matches]):
+            for r in self._all(
+                f"{_ATTR_SELECT.replace('SELECT ', 'SELECT a.rowid, ', 1)} "
+                f"WHERE a.rowid IN ({_placeholders(len(batch))})",
+                batch,
+            ):
+                rows[r[0]] = _attr(r[1:])
+        return [(rows[r], score) for r, score in matches if r in rows]
+
+    def _search_rows(self, search: TextSearch) -> list[tuple[int, float]]:
+        """The FTS5 query and bm25 ranking of ``search``: (rowid, score)."""
+        table = _TEXT_TABLES[search.kind]
+        if not search.terms:
+            return []
+        joiner = " OR " if search.match == "any" else " AND "
+        body = f"({joiner.join(map(_quote, search.terms))})"
+        columns = _column_filter(search)
+        query = f"({columns}{body})" if columns else body
+        score = f"bm25({table}, {_bm25_weights(search)})"
         rows = self._all(
             f"SELECT rowid, {score} FROM {table} WHERE {table} MATCH ? ORDER BY {score} LIMIT ?",
-            (f"{self._scope()}({query})", limit),
+            (f"{self._scope()}{query}", search.limit),
         )
         return [(r[0], -float(r[1])) for r in rows]
 
@@ -129,24 +184,23 @@ class SearchReads:
             self._scope_clause = scope
         return scope
 
-    def term_frequencies(self, table: str, columns: str, terms: Sequence[str]) -> list[int]:
-        """How many of this memory's rows of ``table`` match each term (no scoring)."""
-        if table not in _SEARCH_TABLES:
-            raise ValueError(table)
-        scope = self._scope()
+    def term_frequencies(self, search: TextSearch) -> list[int]:
+        """How many of this memory's rows match each term in the search's fields (no
+        scoring)."""
+        table = _TEXT_TABLES[search.kind]
+        prefix = self._scope() + _column_filter(search)
         return [
             int(
                 self._one(
                     f"SELECT count(*) FROM {table} WHERE {table} MATCH ?",
-                    (f'{scope}{{{columns}}} : "' + term.replace('"', '""') + '"',),
+                    (prefix + _quote(term),),
                 )[0]
             )
-            for term in terms
+            for term in search.terms
         ]
 
-    def text_rows(self, table: str) -> int:
-        if table not in _SEARCH_TABLES:
-            raise ValueError(table)
+    def text_rows(self, kind: TextKind) -> int:
+        table = _TEXT_TABLES[kind]
         return int(
             self._one(
                 f"SELECT count(*) FROM {table} WHERE {table} MATCH ?",
@@ -219,17 +273,6 @@ class SearchReads:
         )
         return [_rel(r) for r in rows]
 
-    def attributes_by_rowid(self, rowids: Sequence[int]) -> dict[int, AttributeRow]:
-        out: dict[int, AttributeRow] = {}
-        for batch in _chunks(rowids):
-            for r in self._all(
-                f"{_ATTR_SELECT.replace('SELECT ', 'SELECT a.rowid, ', 1)} "
-                f"WHERE a.rowid IN ({_placeholders(len(batch))})",
-                batch,
-            ):
-                out[r[0]] = _attr(r[1:])
-        return out
-
     def attributes_for_observations(self, ids: Sequence[int]) -> list[AttributeRow]:
         """Every attribute version the observations set, current or not."""
         out: list[AttributeRow] = []
@@ -283,3 +326,32 @@ class SearchReads:
             params.append(query.entity_id)
         sql += " WHERE " + " AND ".join(where) + " ORDER BY o.observed_at DESC, o.id DESC LIMIT ?"
         return self._col(sql, (*params, limit))
+
+
+# The FTS5 table of each kind of text row; its columns are ``mem`` (the memory token, never
+# scored) and then the kind's fields in TEXT_FIELDS order.
+_TEXT_TABLES: dict[str, str] = {
+    "observation": "fts_observations",
+    "entity": "fts_entities",
+    "attribute": "fts_attributes",
+}
+
+
+def _quote(term: str) -> str:
+    """One term as an FTS5 string: matched as words, never read as query syntax."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def _column_filter(search: TextSearch) -> str:
+    """The FTS5 column filter of the search's fields; empty for every field."""
+    if not search.fields:
+        return ""
+    return "{" + " ".join(name for name, _ in search.fields) + "} : "
+
+
+def _bm25_weights(search: TextSearch) -> str:
+    """bm25's positional column weights: the memory column 0, each field its weight (1 when
+    the search names none), a field left out 0."""
+    chosen = dict(search.fields)
+    weights = [(chosen.get(name, 0.0) if chosen else 1.0) for name in TEXT_FIELDS[search.kind]]
+    return ", ".join(f"{float(w)}" for w in (0.0, *weights))

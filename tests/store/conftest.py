@@ -1,0 +1,35 @@
+"""The store contract suite: a backend checked directly through the storage protocol.
+
+The conformance suite checks a backend through the public API; these tests hold a backend to
+what :mod:`turngraph.store.base` promises, row by row. Adding a backend means adding a
+parameter to ``store`` that opens it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from turngraph.store.base import Store
+from turngraph.store.sqlite import SQLiteStore
+
+NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+
+
+@pytest.fixture(params=["sqlite"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """A fresh, empty store on one backend."""
+    if request.param == "sqlite":
+        opened = SQLiteStore(tmp_path / "store.db")
+    else:  # pragma: no cover - new backends plug in here
+        raise AssertionError(f"unknown backend {request.param}")
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def memory_id(store: Store) -> int:
+    return store.create_memory(name="acme", visibility="private", retrieval="{}", now=NOW).id

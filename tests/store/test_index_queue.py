@@ -1,0 +1,157 @@
+"""The index queue through the storage protocol: a backend queues every row whose vector is
+missing or stale and hands back the stored fields; the core builds the text to embed."""
+
+from __future__ import annotations
+
+from turngraph.recall.index import embed_text
+from turngraph.store.base import AttributeRow, Store, TextSearch, WriteTx
+
+from .conftest import NOW
+
+
+def _observation(tx: WriteTx, slug: str, title: str, content: str) -> int:
+    return tx.insert_observation(
+        slug=slug,
+        title=title,
+        content=content,
+        category="knowledge",
+        tags=(),
+        observed_at=NOW,
+        confidence=None,
+        source=None,
+        now=NOW,
+    )
+
+
+def _turn(tx: WriteTx, seq: int, speaker: str | None, content: str) -> int:
+    oid = _observation(tx, f"t{seq}", f"turn {seq}", content)
+    tx.insert_turn(
+        turn_id=f"turn-{seq}",
+        session_id="s1",
+        seq=seq,
+        role="user",
+        speaker=speaker,
+        observation_id=oid,
+        extracted="",
+        labels=(),
+        now=NOW,
+    )
+    return oid
+
+
+def _texts(store: Store, memory_id: int) -> dict[tuple[str, int], str]:
+    with store.read(memory_id) as tx:
+        return {(q.kind, q.ref): embed_text(q) for q in tx.index_queue(limit=100)}
+
+
+def test_every_written_row_is_queued_with_the_fields_its_text_is_built_from(
+    store: Store, memory_id: int
+) -> None:
+    with store.write(memory_id) as tx:
+        note = _observation(tx, "n", "Tea", "green tea at noon")
+        tx.insert_session("s1", metadata="{}", now=NOW)
+        said = _turn(tx, 1, "Ana", "I moved to Porto")
+        unnamed = _turn(tx, 2, None, "welcome to Porto")
+        ana = tx.insert_entity(
+            key="ana",
+            name="Ana",
+            type="person",
+            description="a friend",
+            retrieval_queries=("who moved", "where Ana lives"),
+            now=NOW,
+        )
+        plain = tx.insert_entity(
+            key="porto", name="Porto", type="place", description="", retrieval_queries=(), now=NOW
+        )
+        tx.insert_attribute(
+            AttributeRow(
+                id="attribute-1",
+                entity_id=ana.id,
+                key="home_city",
+                value="Porto",
+                memory_category="knowledge",
+                observation_id=said,
+                valid_from=NOW,
+                valid_until=None,
+                supersedes=None,
+                superseded_by=None,
+                created_at=NOW,
+            )
+        )
+        tx.set_search_context(said, "I moved to Porto welcome to Porto")
+        tx.enqueue("window", said)
+    texts = _texts(store, memory_id)
+    attribute = [text for (kind, _), text in texts.items() if kind == "attribute"]
+    assert texts["observation", note] == "Tea\ngreen tea at noon"
+    assert texts["observation", said] == "Ana: I moved to Porto"
+    assert texts["observation", unnamed] == "user: welcome to Porto"  # the role stands in
+    assert texts["entity", ana.id] == "Ana: a friend who moved where Ana lives"
+    assert texts["entity", plain.id] == "Porto: "
+    assert texts["window", said] == "I moved to Porto welcome to Porto"
+    assert attribute == ["Ana home city Porto"]
+
+
+def test_a_change_queues_the_row_again_and_dequeue_clears_it(store: Store, memory_id: int) -> None:
+    with store.write(memory_id) as tx:
+        oid = _observation(tx, "n", "Tea", "green tea")
+        for q in tx.index_queue(limit=100):
+            tx.dequeue(q.kind, q.ref)
+    assert _texts(store, memory_id) == {}
+    with store.write(memory_id) as tx:
+        tx.update_observation(
+            oid,
+            title="Tea",
+            content="black tea",
+            category="knowledge",
+            tags=(),
+            observed_at=NOW,
+            confidence=None,
+            source=None,
+            now=NOW,
+        )
+    assert _texts(store, memory_id) == {("observation", oid): "Tea\nblack tea"}
+
+
+def test_the_index_version_moves_with_stored_vectors(store: Store, memory_id: int) -> None:
+    with store.read(memory_id) as tx:
+        before = tx.index_version()
+    with store.write(memory_id) as tx:
+        oid = _observation(tx, "n", "Tea", "green tea")
+        tx.put_vector("observation", oid, b"\x00\x00\x80?")
+    with store.read(memory_id) as tx:
+        after = tx.index_version()
+        vectors = tx.load_vectors("observation", since=before)
+    assert after > before
+    assert vectors == [(oid, b"\x00\x00\x80?")]
+
+
+def test_a_deleted_row_leaves_the_queue_its_vectors_and_the_text_search(
+    store: Store, memory_id: int
+) -> None:
+    with store.write(memory_id) as tx:
+        oid = _observation(tx, "n", "Tea", "green tea")
+        tx.put_vector("observation", oid, b"\x00\x00\x80?")
+    with store.read(memory_id) as tx:
+        before = tx.index_version()
+    with store.write(memory_id) as tx:
+        tx.delete_observation(oid)
+    with store.read(memory_id) as tx:
+        assert tx.index_queue(limit=10) == []
+        assert tx.load_vectors("observation") == []
+        assert tx.index_version() > before  # caches of vectors see the change
+        assert tx.search_text(TextSearch("observation", ("tea",), limit=10)) == []
+        assert tx.text_rows("observation") == 0
+
+
+def test_a_memory_without_an_embedder_queues_nothing(store: Store) -> None:
+    lexical = store.create_memory(
+        name="lexical", visibility="private", retrieval='{"embedder": "none"}', now=NOW
+    ).id
+    with store.write(lexical) as tx:
+        _observation(tx, "n", "Tea", "green tea")
+        tx.insert_entity(
+            key="tea", name="Tea", type="thing", description="", retrieval_queries=(), now=NOW
+        )
+    with store.read(lexical) as tx:
+        assert tx.index_queue(limit=10) == []
+        assert len(tx.search_text(TextSearch("observation", ("tea",), limit=10))) == 1
