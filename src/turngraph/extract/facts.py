@@ -43,7 +43,9 @@ _INTRANSITIVE_EVENTS = frozenset(
     "propose graduate retire resign marry divorce move relocate arrive return quit win lose "
     "travel emigrate".split()
 )
+# "had a blast at the Pride fest": a good time somewhere is enjoying it there.
 _GOOD_TIMES = (["blast"], ["great", "time"], ["good", "time"], ["fun"], ["lot", "of", "fun"])
+# Verbs whose "from" says where they started: "moved from my home country".
 _MOVING = frozenset("move come fly drive travel relocate emigrate return escape".split())
 # Words of manner that can stand where an object would: "worked hard on ...".
 _MANNER = frozenset("hard really lots non-stop nonstop overtime".split())
@@ -52,10 +54,13 @@ _TO_COMPLEMENT = frozenset(
     "volunteer learn offer agree decide choose help contribute try start begin continue "
     "promise manage afford vote sign".split()
 )
-# Verbs whose "to" phrase is where the object was brought: "took my kids to a workshop".
+# "for about four months": "about" before a number is no topic.
 _NUMBERS = frozenset("a an one two three four five six seven eight nine ten few".split())
+# Nouns that take a purpose: "a place to open my dance studio".
 _NEEDS_PURPOSE = frozenset("place spot location venue space way time money".split())
+# Words after "to" that are places, not verbs: "went to work", "back to school".
 _TO_PLACES = frozenset("work school church bed class court camp practice".split())
+# Verbs whose "to" phrase is where the object was brought: "took my kids to a workshop".
 _BRINGING = frozenset("take bring drive send invite walk carry".split())
 _REPORTING = frozenset({"think", "believe", "guess", "suppose", "hear", "say", "reckon", "know"})
 _NO_MORE = re.compile(r"\b(?:anymore|any more|no longer|these days)\b", re.I)
