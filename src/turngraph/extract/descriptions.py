@@ -73,7 +73,7 @@ _COMMON_PLACES = frozenset(
 )
 
 
-# States that say something with what they are about: "curious about", "swamped with".
+# Words before "fan" that say how much, not of what: "a huge Harry Potter fan".
 _FAN_WORDS = frozenset("a an huge big total massive true die-hard diehard real".split())
 _DEGREE_WORDS = frozenset(
     "now currently officially also still finally actually just really so very pretty more "
