@@ -231,6 +231,11 @@ def what_it_does(said: list[str], *, mine: bool = True, room: int = 7) -> str:
         out.append(low if not w[1:].islower() or not w[:1].isupper() else w)
         if len(out) >= max(4, min(room, 7)):
             break  # an opinion stays short: the thing and what it does in a few words
+    cut = next((j for j, w in enumerate(out) if w in CUT_OFF or w == "never"), -1)
+    if cut >= 0:
+        out = out[:cut]  # "my favorite and never gets old": my favorite
+        if any(w in SUBJECTS for w in out):
+            return ""  # "a bond I haven't felt since": a clause of its own
     to_me = any(w in ("me", "my", "us", "our", "life") for w in out)  # before "to me" goes
     while out and out[-1] in DANGLING | LOOSE_ENDS:
         out.pop()  # "give us strength to tackle any" -> "give us strength to tackle"
@@ -269,6 +274,7 @@ def whole_doing(doing: str) -> bool:
         (alone or 2 <= len(words) <= MAX_TOPIC_WORDS)
         and words[-1] not in DANGLING | EFFECT_BREAKS | SUBJECTS
         and words[-1].split("'")[0] not in SUBJECTS  # "thinking he's ..." cut short
+        and words[-1] not in VALUING | JUDGING | PRAISE  # "for such an important" cut short
         and not (len(words) > 1 and words[0] == "being" and words[1].endswith("ing"))
         # "seeing how friendship ...": a question word with too little after it
         and not any(w in EFFECT_BREAKS and len(words) - j < 3 for j, w in enumerate(words))

@@ -18,6 +18,7 @@ from turngraph.extract.phrases import (
     list_items,
     names_nothing,
     noun_phrase,
+    prep_phrases,
     strip_articles,
 )
 from turngraph.extract.timeref import resolve_time
@@ -88,6 +89,7 @@ _IMPORTANCE_OF = re.compile(
     r"([^.!?,;]{3,80})",
     re.I,
 )
+_NOTHING_LIKE = re.compile(r"\bthere(?:'?s| is) nothing (?:quite )?like ([^.,!?;]{3,80})", re.I)
 _IT_MATTERS_TO = re.compile(
     r"\bit'?s (?:so |really |very |super )?(?:important|crucial|essential|key|vital) to (\w+) "
     r"([^.!?,;]{2,60})",
@@ -390,6 +392,17 @@ class PatternRules(TurnState):
             )
             if valued and not names_nothing(valued.split()):
                 self.out.attribute(self._speaker(), "values", valued)
+        m = _NOTHING_LIKE.search(sentence)
+        if m:
+            # "There's nothing like the energy in a stadium during a game"
+            said = tokenize(m.group(1))
+            what = noun_phrase(said, 6)
+            pps = prep_phrases(said)[:1]  # "the energy in a stadium"
+            if what and pps and pps[0][0] in ("in", "at", "of", "on"):
+                what = [*what, pps[0][0], *pps[0][1]]
+            liked = " ".join(what)
+            if liked and not names_nothing(liked.split()):
+                self.out.attribute(self._speaker(), "likes", liked)
         m = _IT_MATTERS_TO.search(sentence)
         if m and m.start() > 0:
             # "Reminds me it's important to cultivate a loving environment" (at the start of
