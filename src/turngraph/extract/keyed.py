@@ -237,8 +237,13 @@ class KeyedRules(TurnState):
         if (
             verb
             in ("like", "love", "enjoy", "adore", "prefer", "hate", "dislike", "detest", "stand")
-            # "I've always liked turtles": still so
-            and (not c.past or (c.perfect and "always" in [w.lower() for w in c.words]))
+            # "I've always liked turtles": still so; and a work loved is still liked ("I loved
+            # Becoming Nicole"), a doing loved may be past ("loved taking lessons as a kid")
+            and (
+                not c.past
+                or (c.perfect and "always" in [w.lower() for w in c.words])
+                or (verb in ("love", "like", "enjoy") and _titled(rest, self.people))
+            )
         ):
             key = "dislikes" if verb in ("hate", "dislike", "detest", "stand") else "likes"
             if verb == "stand" and not (c.negated and c.modal == "can"):
@@ -250,7 +255,8 @@ class KeyedRules(TurnState):
             items = rest
             if rest and rest[0].lower() == "to" and len(rest) > 1:
                 items = [gerund(lemma(rest[1].lower())), *rest[2:]]
-            if items and items[0].lower().endswith("ing") and len(items) > 1:
+            gerund_led = bool(items) and items[0].lower().endswith("ing")
+            if gerund_led and not items[0][:1].isupper() and len(items) > 1:  # not a title
                 doing = doing_phrase(Clause(words=[], verb=items[0].lower(), rest=items[1:]))
                 said_words = doing.split()
                 if len(said_words) > 2 and said_words[1].lower() in _DEMONSTRATIVES:
@@ -346,3 +352,9 @@ class KeyedRules(TurnState):
 
 
 _DEMONSTRATIVES = frozenset("this that these those".split())
+
+
+def _titled(rest: list[str], people: dict[str, str]) -> bool:
+    """ "Becoming Nicole by Amy Ellis Nutt": a name that is no person's (a title, a place)."""
+    words = [w for w in rest if w not in ('"', "'")]
+    return bool(words) and words[0][:1].isupper() and words[0].casefold() not in people
