@@ -43,6 +43,8 @@ _INTRANSITIVE_EVENTS = frozenset(
     "propose graduate retire resign marry divorce move relocate arrive return quit win lose "
     "travel emigrate".split()
 )
+# Prepositions whose phrase stays with the object: "turning my love of dance into a business".
+_JOINED = frozenset("with for from by into".split())
 # "had a blast at the Pride fest": a good time somewhere is enjoying it there.
 _GOOD_TIMES = (["blast"], ["great", "time"], ["good", "time"], ["fun"], ["lot", "of", "fun"])
 # Verbs whose "from" says where they started: "moved from my home country".
@@ -418,7 +420,7 @@ class ClauseFacts(TurnState):
                 obj = phrase
                 if prep == "about" or (prep == "from" and c.verb in _MOVING):
                     verb = f"{verb} {prep}"  # "writing about fantasy novels", "moved from"
-            elif obj and len(obj) + len(phrase) + 1 <= 8 and prep in ("with", "for", "from", "by"):
+            elif obj and len(obj) + len(phrase) + 1 <= 8 and prep in _JOINED:
                 obj = [*obj, prep, *phrase]
         if obj and names_nothing(obj):
             return

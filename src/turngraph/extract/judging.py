@@ -93,7 +93,7 @@ EFFECT_VERBS = frozenset(
     "calm inspire motivate teach".split()
 )
 LOOSE_ENDS = frozenset(
-    "i we me us any some every more big great little much be want all too".split()
+    "i we me us any some every more big great little much be want all too ever".split()
 )
 NEEDS_OBJECT = frozenset(
     "make makes made give gives gave get gets got help helps helped put stay keep feel "
@@ -265,11 +265,13 @@ def doing_word(word: str) -> bool:
     return word.endswith("ing") and is_verb(word) and not judging
 
 
-def whole_doing(doing: str) -> bool:
+def whole_doing(doing: str, *, alone: bool = False) -> bool:
     """A doing said whole: "seeing my vision happen"; not "getting lost in", "being reminded
     why", "seeing how the audience related to what I", "being working with"."""
     words = doing.lower().split()
-    alone = len(words) == 1 and words[0] not in LIGHT_DOINGS  # "a dream to adopt": adopting
+    # one word may be enough after a noun that judges ("a dream to adopt": adopting); after
+    # "important to remember (and ...)" it is cut short
+    alone = alone and len(words) == 1 and words[0] not in LIGHT_DOINGS
     return (
         (alone or 2 <= len(words) <= MAX_TOPIC_WORDS)
         and words[-1] not in DANGLING | EFFECT_BREAKS | SUBJECTS
@@ -321,7 +323,11 @@ def deferred(said: list[str]) -> str:
         return ""  # "comforting knowing I'm ...": a clause, not a thing ("what they did" is)
     rest = ["I" if w == "i" else w for w in rest]
     doing = glue(doing_phrase(Clause(words=[], verb=gerund(verb), rest=rest)))
-    return doing if whole_doing(doing) else ""
+    if rest[:1] == ["and"] and len(rest) > 1 and is_verb(rest[1]):
+        # "to remember and appreciate those who served": both doings
+        second = doing_phrase(Clause(words=[], verb=gerund(lemma(rest[1])), rest=rest[2:]))
+        doing = glue(f"{gerund(verb)} and {second}")
+    return doing if whole_doing(doing, alone=bool(judging_noun(said[:at]))) else ""
 
 
 def judging_noun(said: list[str]) -> str:

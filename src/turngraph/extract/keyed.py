@@ -253,6 +253,12 @@ class KeyedRules(TurnState):
             if c.elided and rest and rest[0].lower() in ("the", "your", "that", "this", "those"):
                 return True  # "Love the necklace!": a compliment on someone else's thing
             items = rest
+            if len(rest) > 2 and rest[0].lower() == "not" and rest[1].lower().endswith("ing"):
+                # "I hate not being on the court"
+                doing = doing_phrase(Clause(words=[], verb=rest[1].lower(), rest=rest[2:]))
+                if len(doing.split()) >= 2:
+                    self.out.attribute(who, key, f"not {doing}")
+                    return True
             if rest and rest[0].lower() == "to" and len(rest) > 1:
                 items = [gerund(lemma(rest[1].lower())), *rest[2:]]
             gerund_led = bool(items) and items[0].lower().endswith("ing")
