@@ -179,7 +179,16 @@ _VAGUE_HEADS = _ABSTRACT | _FEELINGS
 
 
 _IDIOMS = frozenset(
-    {("cross", "fingers"), ("get", "back"), ("get", "em"), ("have", "back"), ("keep", "up")}
+    {
+        ("cross", "fingers"),
+        ("get", "back"),
+        ("get", "em"),
+        ("have", "back"),
+        ("keep", "up"),
+        ("make", "sure"),
+        ("keep do", "best"),
+        ("do", "best"),
+    }
 )
 _SMALL_TALK_UNLESS_DATED = frozenset({"see", "do", "try"})
 _THANKS = frozenset({"appreciate", "be thankful for", "be grateful for"})

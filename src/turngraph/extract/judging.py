@@ -89,7 +89,7 @@ AFTER_JUDGEMENT = frozenset(
 EFFECT_VERBS = frozenset(
     "helps helped keeps kept gets got fuels fueled lets gives gave makes made brings "
     "brought reminds reminded calms inspires inspired motivates motivated relaxes "
-    "teaches taught allow allows creates create help keep get fuel give make bring remind "
+    "teaches taught allow allows allowed creates create help keep get fuel give make bring remind "
     "calm inspire motivate teach".split()
 )
 LOOSE_ENDS = frozenset(

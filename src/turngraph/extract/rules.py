@@ -326,7 +326,10 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules, OpinionRule
             self._follow_topic(
                 *before,
                 about_listener=clause.subject == "you",
-                planned=clause.modal in ("can", "future", "intent", "would", "should"),
+                # "I can make a special experience ...": not yet a thing; "trying to get a
+                # petition going" is under way
+                planned=clause.modal in ("can", "future", "intent", "would", "should")
+                and clause.intent_verb != "try",
             )
             pending_time = None
             if clause.subject in ("self", "person"):
