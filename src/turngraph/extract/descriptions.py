@@ -12,6 +12,7 @@ from turngraph.extract.lexicon import lemma
 from turngraph.extract.phrases import (
     capitalize,
     description_after,
+    doing_of,
     doing_phrase,
     list_items,
     names_nothing,
@@ -199,7 +200,7 @@ class DescriptionRules(TurnState):
             obj = (
                 noun_phrase(words[2:], 7)
                 if not words[2].lower().endswith("ing")
-                else (doing_phrase(Clause(words=[], verb=words[2].lower(), rest=words[3:])).split())
+                else (doing_of(words[2].lower(), words[3:]).split())
             )
             if nxt == "to":
                 # "excited to see the new show": the verb and what follows it, or nothing
@@ -316,7 +317,7 @@ class DescriptionRules(TurnState):
         obj = noun_phrase(words[2:], 6)
         if words[2].lower().endswith("ing") and is_verb(words[2]):
             # "inspired by chatting to people"
-            doing = doing_phrase(Clause(words=[], verb=words[2].lower(), rest=words[3:]))
+            doing = doing_of(words[2].lower(), words[3:])
             obj = doing.split()[:6]
         if not obj or names_nothing(obj) or obj[0].lower() in v.SUBJECT_PRONOUNS:
             return

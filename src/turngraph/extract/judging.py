@@ -7,9 +7,9 @@ reader that uses them is ``opinions.OpinionRules``.
 from __future__ import annotations
 
 from turngraph.extract import vocab as v
-from turngraph.extract.clauses import Clause, glue, is_finite, is_verb
+from turngraph.extract.clauses import glue, is_finite, is_verb
 from turngraph.extract.lexicon import lemma
-from turngraph.extract.phrases import doing_phrase, gerund
+from turngraph.extract.phrases import doing_of, gerund
 
 # Adjectives that say how a thing is felt or judged, specific enough to remember.
 JUDGING = frozenset(
@@ -298,7 +298,7 @@ def deferred(said: list[str]) -> str:
     if doing_at > 0 and "to" not in said[:doing_at] and judgements(said[:doing_at], praise=True):
         # "it was awesome being out there", "it's awesome seeing my vision happen"
         rest = ["I" if w == "i" else w for w in said[doing_at + 1 :]]
-        doing = glue(doing_phrase(Clause(words=[], verb=said[doing_at], rest=rest)))
+        doing = glue(doing_of(said[doing_at], rest))
         if whole_doing(doing) and not any(w in LISTENER for w in rest):
             return doing
     if said[:8].count("to") > 1 and said[said.index("to") + 1 : said.index("to") + 2] == ["me"]:
@@ -322,10 +322,10 @@ def deferred(said: list[str]) -> str:
     ):
         return ""  # "comforting knowing I'm ...": a clause, not a thing ("what they did" is)
     rest = ["I" if w == "i" else w for w in rest]
-    doing = glue(doing_phrase(Clause(words=[], verb=gerund(verb), rest=rest)))
+    doing = glue(doing_of(gerund(verb), rest))
     if rest[:1] == ["and"] and len(rest) > 1 and is_verb(rest[1]):
         # "to remember and appreciate those who served": both doings
-        second = doing_phrase(Clause(words=[], verb=gerund(lemma(rest[1])), rest=rest[2:]))
+        second = doing_of(gerund(lemma(rest[1])), rest[2:])
         doing = glue(f"{gerund(verb)} and {second}")
     return doing if whole_doing(doing, alone=bool(judging_noun(said[:at]))) else ""
 
@@ -349,7 +349,7 @@ def good_for(said: list[str], *, room: int) -> list[str]:
         return []
     if not doing_word(said[2]):
         return []
-    doing = doing_phrase(Clause(words=[], verb=said[2], rest=said[3:])).split()
+    doing = doing_of(said[2], said[3:]).split()
     doing = doing[: max(2, room - 2)]
     while doing and doing[-1] in DANGLING | LOOSE_ENDS | EFFECT_BREAKS:
         doing.pop()

@@ -13,7 +13,7 @@ from turngraph.extract.lexicon import lemma
 from turngraph.extract.phrases import (
     clause_about,
     degree_phrase,
-    doing_phrase,
+    doing_of,
     gerund,
     is_condition,
     list_items,
@@ -255,7 +255,7 @@ class KeyedRules(TurnState):
             items = rest
             if len(rest) > 2 and rest[0].lower() == "not" and rest[1].lower().endswith("ing"):
                 # "I hate not being on the court"
-                doing = doing_phrase(Clause(words=[], verb=rest[1].lower(), rest=rest[2:]))
+                doing = doing_of(rest[1].lower(), rest[2:])
                 if len(doing.split()) >= 2:
                     self.out.attribute(who, key, f"not {doing}")
                     return True
@@ -263,7 +263,7 @@ class KeyedRules(TurnState):
                 items = [gerund(lemma(rest[1].lower())), *rest[2:]]
             gerund_led = bool(items) and items[0].lower().endswith("ing")
             if gerund_led and not items[0][:1].isupper() and len(items) > 1:  # not a title
-                doing = doing_phrase(Clause(words=[], verb=items[0].lower(), rest=items[1:]))
+                doing = doing_of(items[0].lower(), items[1:])
                 said_words = doing.split()
                 if len(said_words) > 2 and said_words[1].lower() in _DEMONSTRATIVES:
                     # "love making this chocolate cake": making chocolate cake

@@ -13,6 +13,7 @@ from turngraph.extract.clauses import tokens as tokenize
 from turngraph.extract.findings import TurnState
 from turngraph.extract.lexicon import lemma
 from turngraph.extract.phrases import (
+    doing_of,
     doing_phrase,
     gerund,
     list_items,
@@ -386,7 +387,7 @@ class PatternRules(TurnState):
             if verb == "try" and said[:1] == ["and"] and len(said) > 1:
                 verb, said = said[1].lower(), said[2:]  # "to try and make a difference"
             valued = (
-                doing_phrase(Clause(words=[], verb=gerund(lemma(verb)), rest=said))
+                doing_of(gerund(lemma(verb)), said)
                 if verb
                 else " ".join(noun_phrase(tokenize(m.group(3)), 6))
             )
@@ -408,7 +409,7 @@ class PatternRules(TurnState):
             # "Reminds me it's important to cultivate a loving environment" (at the start of
             # a sentence the opinion reader has it already)
             verb, said = m.group(1).lower(), tokenize(m.group(2))
-            valued = doing_phrase(Clause(words=[], verb=gerund(lemma(verb)), rest=said))
+            valued = doing_of(gerund(lemma(verb)), said)
             cut = valued.split()[-2:-1] in (["a"], ["an"], ["the"])  # "cultivating a loving"
             # "key to keep it up": what "it" is was said elsewhere
             cut = cut or (
@@ -432,7 +433,7 @@ class PatternRules(TurnState):
         m = _IT_IS_GREAT.match(sentence)
         if m:
             doing = gerund(lemma(m.group(1).lower())) if m.group(1) else m.group(2).lower()
-            rest = doing_phrase(Clause(words=[], verb=doing, rest=tokenize(m.group(3) or "")))
+            rest = doing_of(doing, tokenize(m.group(3) or ""))
             said = rest.split()
             perceiving = said[0] in ("seeing", "hearing", "knowing", "being") if said else True
             ends_on_pronoun = bool(said) and said[-1].lower() in v.PRONOUN_OBJECTS

@@ -241,6 +241,11 @@ def starts_subject(word: str, people: dict[str, str]) -> bool:
 _DANGLING = frozenset("a an the and or of to for with my your our their his her some".split())
 
 
+def doing_of(verb: str, rest: list[str]) -> str:
+    """The doing phrase of ``verb`` and the words after it: ("making", ["this", "cake"])."""
+    return doing_phrase(Clause(words=[], verb=verb, rest=rest))
+
+
 def doing_phrase(c: Clause) -> str:
     """What a habitual clause says one does: "bike to work", "go for a run after work"."""
     out = [c.verb + (f" {c.particle}" if c.particle else "")] if c.verb else []
