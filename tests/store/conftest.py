@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from turngraph.store.base import Store
+from turngraph.store.base import Store, WriteTx
 from turngraph.store.sqlite import SQLiteStore
 
 NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
@@ -33,3 +33,18 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
 @pytest.fixture
 def memory_id(store: Store) -> int:
     return store.create_memory(name="acme", visibility="private", retrieval="{}", now=NOW).id
+
+
+def insert_note(tx: WriteTx, slug: str, content: str, title: str = "note") -> int:
+    """A hand-written observation with nothing but its words."""
+    return tx.insert_observation(
+        slug=slug,
+        title=title,
+        content=content,
+        category="knowledge",
+        tags=(),
+        observed_at=NOW,
+        confidence=None,
+        source=None,
+        now=NOW,
+    )

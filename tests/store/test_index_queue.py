@@ -6,25 +6,11 @@ from __future__ import annotations
 from turngraph.recall.index import embed_text
 from turngraph.store.base import AttributeRow, Store, TextSearch, WriteTx
 
-from .conftest import NOW
-
-
-def _observation(tx: WriteTx, slug: str, title: str, content: str) -> int:
-    return tx.insert_observation(
-        slug=slug,
-        title=title,
-        content=content,
-        category="knowledge",
-        tags=(),
-        observed_at=NOW,
-        confidence=None,
-        source=None,
-        now=NOW,
-    )
+from .conftest import NOW, insert_note
 
 
 def _turn(tx: WriteTx, seq: int, speaker: str | None, content: str) -> int:
-    oid = _observation(tx, f"t{seq}", f"turn {seq}", content)
+    oid = insert_note(tx, f"t{seq}", content, title=f"turn {seq}")
     tx.insert_turn(
         turn_id=f"turn-{seq}",
         session_id="s1",
@@ -48,7 +34,7 @@ def test_every_written_row_is_queued_with_the_fields_its_text_is_built_from(
     store: Store, memory_id: int
 ) -> None:
     with store.write(memory_id) as tx:
-        note = _observation(tx, "n", "Tea", "green tea at noon")
+        note = insert_note(tx, "n", "green tea at noon", title="Tea")
         tx.insert_session("s1", metadata="{}", now=NOW)
         said = _turn(tx, 1, "Ana", "I moved to Porto")
         unnamed = _turn(tx, 2, None, "welcome to Porto")
@@ -93,7 +79,7 @@ def test_every_written_row_is_queued_with_the_fields_its_text_is_built_from(
 
 def test_a_change_queues_the_row_again_and_dequeue_clears_it(store: Store, memory_id: int) -> None:
     with store.write(memory_id) as tx:
-        oid = _observation(tx, "n", "Tea", "green tea")
+        oid = insert_note(tx, "n", "green tea", title="Tea")
         for q in tx.index_queue(limit=100):
             tx.dequeue(q.kind, q.ref)
     assert _texts(store, memory_id) == {}
@@ -116,7 +102,7 @@ def test_the_index_version_moves_with_stored_vectors(store: Store, memory_id: in
     with store.read(memory_id) as tx:
         before = tx.index_version()
     with store.write(memory_id) as tx:
-        oid = _observation(tx, "n", "Tea", "green tea")
+        oid = insert_note(tx, "n", "green tea", title="Tea")
         tx.put_vector("observation", oid, b"\x00\x00\x80?")
     with store.read(memory_id) as tx:
         after = tx.index_version()
@@ -129,7 +115,7 @@ def test_a_deleted_row_leaves_the_queue_its_vectors_and_the_text_search(
     store: Store, memory_id: int
 ) -> None:
     with store.write(memory_id) as tx:
-        oid = _observation(tx, "n", "Tea", "green tea")
+        oid = insert_note(tx, "n", "green tea", title="Tea")
         tx.put_vector("observation", oid, b"\x00\x00\x80?")
     with store.read(memory_id) as tx:
         before = tx.index_version()
@@ -148,7 +134,7 @@ def test_a_memory_without_an_embedder_queues_nothing(store: Store) -> None:
         name="lexical", visibility="private", retrieval='{"embedder": "none"}', now=NOW
     ).id
     with store.write(lexical) as tx:
-        _observation(tx, "n", "Tea", "green tea")
+        insert_note(tx, "n", "green tea", title="Tea")
         tx.insert_entity(
             key="tea", name="Tea", type="thing", description="", retrieval_queries=(), now=NOW
         )

@@ -5,23 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from turngraph.store.base import AttributeRow, Store, TextSearch, WriteTx
+from turngraph.store.base import AttributeRow, Store, TextSearch
 
-from .conftest import NOW
-
-
-def _note(tx: WriteTx, slug: str, content: str, title: str = "note") -> int:
-    return tx.insert_observation(
-        slug=slug,
-        title=title,
-        content=content,
-        category="knowledge",
-        tags=(),
-        observed_at=NOW,
-        confidence=None,
-        source=None,
-        now=NOW,
-    )
+from .conftest import NOW, insert_note
 
 
 def _ids(found: list[tuple[int, float]]) -> set[int]:
@@ -32,10 +18,10 @@ def test_any_matches_a_row_with_one_term_and_all_needs_every_term(
     store: Store, memory_id: int
 ) -> None:
     with store.write(memory_id) as tx:
-        both = _note(tx, "a", "the violin and the piano")
-        violin = _note(tx, "b", "a violin lesson")
-        _note(tx, "c", "a piano tuner")
-        _note(tx, "d", "nothing musical here")
+        both = insert_note(tx, "a", "the violin and the piano")
+        violin = insert_note(tx, "b", "a violin lesson")
+        insert_note(tx, "c", "a piano tuner")
+        insert_note(tx, "d", "nothing musical here")
     with store.read(memory_id) as rtx:
         any_ = rtx.search_text(TextSearch("observation", ("violin", "piano"), limit=10))
         all_ = rtx.search_text(
@@ -52,8 +38,8 @@ def test_any_matches_a_row_with_one_term_and_all_needs_every_term(
 
 def test_fields_limit_where_a_term_is_looked_for(store: Store, memory_id: int) -> None:
     with store.write(memory_id) as tx:
-        titled = _note(tx, "a", "plain words", title="harbour")
-        said = _note(tx, "b", "we sailed into the harbour")
+        titled = insert_note(tx, "a", "plain words", title="harbour")
+        said = insert_note(tx, "b", "we sailed into the harbour")
     with store.read(memory_id) as rtx:
         anywhere = rtx.search_text(TextSearch("observation", ("harbour",), limit=10))
         content = rtx.search_text(
@@ -65,8 +51,8 @@ def test_fields_limit_where_a_term_is_looked_for(store: Store, memory_id: int) -
 
 def test_field_weights_decide_the_order(store: Store, memory_id: int) -> None:
     with store.write(memory_id) as tx:
-        own = _note(tx, "a", "the lighthouse keeper waved")
-        near = _note(tx, "b", "someone waved back")
+        own = insert_note(tx, "a", "the lighthouse keeper waved")
+        near = insert_note(tx, "b", "someone waved back")
         tx.set_search_context(near, "the lighthouse keeper waved first")
     with store.read(memory_id) as rtx:
 
@@ -86,7 +72,7 @@ def test_field_weights_decide_the_order(store: Store, memory_id: int) -> None:
 def test_limit_bounds_the_rows(store: Store, memory_id: int) -> None:
     with store.write(memory_id) as tx:
         for i in range(5):
-            _note(tx, f"n{i}", f"report number {i} about the orchard")
+            insert_note(tx, f"n{i}", f"report number {i} about the orchard")
     with store.read(memory_id) as rtx:
         found = rtx.search_text(TextSearch("observation", ("orchard",), limit=3))
     assert len(found) == 3
@@ -95,9 +81,9 @@ def test_limit_bounds_the_rows(store: Store, memory_id: int) -> None:
 def test_a_search_stays_inside_its_memory(store: Store, memory_id: int) -> None:
     other = store.create_memory(name="other", visibility="private", retrieval="{}", now=NOW).id
     with store.write(memory_id) as tx:
-        mine = _note(tx, "a", "the glacier melted")
+        mine = insert_note(tx, "a", "the glacier melted")
     with store.write(other) as tx:
-        _note(tx, "a", "the glacier grew")
+        insert_note(tx, "a", "the glacier grew")
     with store.read(memory_id) as rtx:
         found = rtx.search_text(TextSearch("observation", ("glacier",), limit=10))
         counts = rtx.term_frequencies(TextSearch("observation", ("glacier",), limit=0))
@@ -109,7 +95,7 @@ def test_a_search_stays_inside_its_memory(store: Store, memory_id: int) -> None:
 
 def test_terms_are_words_never_query_syntax(store: Store, memory_id: int) -> None:
     with store.write(memory_id) as tx:
-        quoted = _note(tx, "a", 'she said "NEAR" OR AND twice')
+        quoted = insert_note(tx, "a", 'she said "NEAR" OR AND twice')
     hostile = ('"', "NEAR(", "OR", "AND", "*", "{content}", ":", "-x", "^")
     with store.read(memory_id) as rtx:
         for term in hostile:  # none raises; each is looked for as text
@@ -121,9 +107,9 @@ def test_terms_are_words_never_query_syntax(store: Store, memory_id: int) -> Non
 
 def test_term_frequencies_count_each_term_in_the_fields(store: Store, memory_id: int) -> None:
     with store.write(memory_id) as tx:
-        _note(tx, "a", "red kite", title="bird")
-        _note(tx, "b", "red fox")
-        _note(tx, "c", "grey heron", title="bird")
+        insert_note(tx, "a", "red kite", title="bird")
+        insert_note(tx, "b", "red fox")
+        insert_note(tx, "c", "grey heron", title="bird")
     with store.read(memory_id) as rtx:
         everywhere = rtx.term_frequencies(
             TextSearch("observation", ("red", "bird", "owl"), limit=0)
@@ -168,7 +154,7 @@ def test_entities_are_found_by_name_description_and_queries(store: Store, memory
 
 def test_attributes_come_back_as_rows_with_their_ids(store: Store, memory_id: int) -> None:
     with store.write(memory_id) as tx:
-        oid = _note(tx, "a", "Ada moved to Lisbon")
+        oid = insert_note(tx, "a", "Ada moved to Lisbon")
         ada = tx.insert_entity(
             key="ada", name="Ada", type="person", description="", retrieval_queries=(), now=NOW
         )
