@@ -9,11 +9,18 @@ consistent snapshot and never wait for a writer. A writer takes the memory's in-
 (writes to one memory queue in order) and then SQLite's write lock with ``BEGIN IMMEDIATE``
 (held only for the short commit of the rows, so writers of other memories wait milliseconds,
 and other processes on the same file are safe too).
+
+Committed pages go to the write-ahead log; copying them into the database file (a checkpoint)
+is work SQLite would do inside whichever commit crosses its threshold, a stall of many
+milliseconds every few hundred turns. Here a thread of the store's own does it instead, once
+the log has grown past :data:`CHECKPOINT_BYTES`, in ``PASSIVE`` mode (it never waits for, nor
+blocks, a reader or a writer).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
@@ -108,6 +115,52 @@ def _check_foreign_keys(conn: sqlite3.Connection, migration: str) -> None:
 IDLE_CONNECTIONS = 8
 
 
+# The log size past which the checkpointer copies it into the database file: SQLite's own
+# default threshold (1,000 pages of 4 KiB).
+CHECKPOINT_BYTES = 4_096_000
+# Commits between two looks at the log's size.
+CHECKPOINT_EVERY = 16
+
+
+class _Checkpointer:
+    """Checkpoints the write-ahead log from a daemon thread of its own, so that no commit
+    pays for it. Writers call :meth:`committed`; every :data:`CHECKPOINT_EVERY` commits the
+    thread looks at the log's size and checkpoints past :data:`CHECKPOINT_BYTES`."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._wal = Path(f"{path}-wal")
+        self._wake = threading.Event()
+        self._stopping = False
+        self._commits = 0
+        self._thread = threading.Thread(target=self._run, name="turngraph-checkpoint", daemon=True)
+        self._thread.start()
+
+    def committed(self) -> None:
+        self._commits += 1  # under the store's file lock: one writer at a time
+        if self._commits % CHECKPOINT_EVERY == 0:
+            self._wake.set()
+
+    def _run(self) -> None:
+        conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+        try:
+            while True:
+                self._wake.wait()
+                self._wake.clear()
+                if self._stopping:
+                    return
+                with contextlib.suppress(OSError, sqlite3.Error):  # retried at the next wake
+                    if os.stat(self._wal).st_size >= CHECKPOINT_BYTES:
+                        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        self._stopping = True
+        self._wake.set()
+        self._thread.join()
+
+
 class SQLiteStore(AccessRows):
     """A :class:`~turngraph.store.base.Store` on one SQLite file."""
 
@@ -133,6 +186,7 @@ class SQLiteStore(AccessRows):
             raise StoreError(
                 f"cannot open SQLite database {self.path}: {exc}", path=str(self.path)
             ) from exc
+        self._checkpointer = _Checkpointer(self.path)
 
     # -- connections -----------------------------------------------------------------------
 
@@ -172,6 +226,7 @@ class SQLiteStore(AccessRows):
             # index pages, and at 2 MB they fall out between turns (ingest: 490 -> 530 turns/s).
             # At most a few connections stay open, so this bounds the cache at tens of MB.
             conn.execute("PRAGMA cache_size=-8000")
+            conn.execute("PRAGMA wal_autocheckpoint=0")  # the checkpointer's job
             conn.execute(f"PRAGMA busy_timeout={int(self.settings.busy_timeout_ms)}")
         except BaseException:
             conn.close()
@@ -198,8 +253,11 @@ class SQLiteStore(AccessRows):
 
     def close(self) -> None:
         with self._guard:
+            if self._closed:
+                return
             self._closed = True
             idle, self._idle = self._idle, []
+        self._checkpointer.close()
         # Leased connections close when their holder hands them back.
         for conn in idle:
             with contextlib.suppress(sqlite3.Error):
@@ -321,6 +379,7 @@ class SQLiteStore(AccessRows):
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise StoreError(f"commit failed: {exc}", memory_id=memory_id) from exc
+            self._checkpointer.committed()
 
 
 def _memory_row(r: Sequence[Any]) -> MemoryRow:
