@@ -19,6 +19,9 @@ from turngraph.store.base import AttributeRow, EntityRow, ReadTx, RelationshipRo
 MAX_CLAUSES = 6  # what the entity does or is
 MAX_OTHERS = 3  # what others do with it ("Maya works there")
 MAX_VALUES = 3  # values of one multi-valued key
+# Attribute keys a generated description never says: a new value of one leaves it as it was
+# (opinions are many and say little; names and family are said by relationships).
+UNSAID = frozenset({"name", "family", "opinions"})
 _PEOPLE = frozenset({"person", "animal"})
 
 # X -[type]-> O, said of X: a verb phrase with X as its subject.
@@ -139,7 +142,7 @@ def _attribute_clauses(
             if "to {v}" in _MULTI[key]:  # "wants to to travel" otherwise
                 latest = [v[3:] if v.lower().startswith("to ") else v for v in latest]
             clauses.append(_MULTI[key].format(v=_join(latest)))
-        elif key not in ("name", "family", "opinions"):  # opinions are many and say little
+        elif key not in UNSAID:
             verb = "include" if key in MULTI_VALUED else "is"
             sentences.append(f"{name}'s {key.replace('_', ' ')} {verb} {_join(latest)}")
     return clauses, sentences

@@ -174,10 +174,13 @@ def link_endpoints(tx: WriteTx, observation_id: int, *, seq: int) -> None:
 
 def refold_entities(
     tx: WriteTx, ids: Iterable[int], *, now: datetime, describe: bool = True
-) -> None:
+) -> set[int]:
     """Recompute each entity's type, description and retrieval queries from its assertions.
     An entity no observation describes in words gets a description generated from its
-    current facts (unless ``describe`` is False: the caller does it once the facts are in)."""
+    current facts (unless ``describe`` is False: the caller does it once the facts are in).
+    Returns the entities whose generated description may now say something else (their type
+    changed), for a caller that describes them later."""
+    retyped: set[int] = set()
     for entity in tx.get_entities(ids).values():
         fold = tx.entity_fold(entity.id)
         if fold.description is None:
@@ -189,6 +192,7 @@ def refold_entities(
                     retrieval_queries=entity.retrieval_queries,
                     now=now,
                 )
+                retyped.add(entity.id)
             if describe:
                 describe_generated(tx, [entity.id], now=now)
             continue
@@ -200,6 +204,7 @@ def refold_entities(
             tx.update_entity(
                 entity.id, type=new[0], description=new[1], retrieval_queries=new[2], now=now
             )
+    return retyped
 
 
 def refold_relationships(tx: WriteTx, ids: Iterable[int], *, now: datetime) -> None:

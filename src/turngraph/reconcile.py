@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from turngraph import categories, graph
-from turngraph.describe import describe_generated
+from turngraph.describe import UNSAID, describe_generated
 from turngraph.errors import ValidationError
 from turngraph.extract.base import (
     ENTITY_TYPES,
@@ -84,15 +84,18 @@ def apply_extraction(tx: WriteTx, raw: RawExtraction, at: TurnWrite) -> Extracti
     ended: set[int] = set()
     relations = _apply_relations(tx, raw.relations, entities, at, touched, ended)
     graph.link_endpoints(tx, at.observation_id, seq=at.seq)
-    graph.refold_entities(tx, touched.entity_ids, now=at.now, describe=False)
+    # Whose generated description may change: new entities, retyped ones, both ends of the
+    # relations written or ended ("Manchester: Maya lives there" goes when she moves), and
+    # the entities whose said attributes changed. An entity only mentioned again keeps its.
+    redescribe = graph.refold_entities(tx, touched.entity_ids, now=at.now, describe=False)
+    redescribe |= touched.new_entity_ids | ended
+    redescribe |= {entities[k].id for s, _, o, _ in relations for k in (s, o)}
     graph.refold_relationships(tx, touched.relationship_ids, now=at.now)
     tx.recompute_degrees(touched.entity_ids)
     current = tx.get_entities(touched.entity_ids)
     refs = {key: entity_ref(current[row.id].type, key) for key, row in entities.items()}
-    attributes, corrections = _apply_attributes(tx, raw.attributes, entities, refs, at)
-    # Generated descriptions follow the facts now in place, the ends of relations this turn
-    # ended included ("Manchester: Maya lives there" goes when she moves).
-    describe_generated(tx, [*touched.entity_ids, *ended], now=at.now)
+    attributes, corrections = _apply_attributes(tx, raw.attributes, entities, refs, at, redescribe)
+    describe_generated(tx, sorted(redescribe), now=at.now)
     extraction = Extraction(
         turn_id=at.turn_id,
         entities=[
@@ -224,7 +227,10 @@ def _apply_attributes(
     entities: dict[str, EntityRow],
     refs: dict[str, str],
     at: TurnWrite,
+    changed: set[int],
 ) -> tuple[list[ExtractedAttribute], list[Correction]]:
+    """Write each attribute as a new version, an end or nothing (the same value again); adds
+    to ``changed`` the entities whose said attributes changed."""
     out: list[ExtractedAttribute] = []
     corrections: list[Correction] = []
     for attr in attributes:
@@ -245,6 +251,8 @@ def _apply_attributes(
                     supersedes=row.supersedes,
                     superseded_by=None,
                 )
+            if ended and key not in UNSAID:
+                changed.add(entity.id)
             if ended or key != "likes":
                 continue
             key, category = "dislikes", at.category or categories.for_attribute("dislikes")
@@ -275,6 +283,8 @@ def _apply_attributes(
             created_at=at.now,
         )
         tx.insert_attribute(row)
+        if key not in UNSAID:
+            changed.add(entity.id)
         out.append(
             ExtractedAttribute(
                 id=row.id, entity_id=refs[ekey], key=key, value=value, memory_category=category
