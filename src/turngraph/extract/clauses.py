@@ -205,6 +205,12 @@ def glue(text: str) -> str:
     return _GLUE.sub(r"\1", text)
 
 
+# After these, "so" grades what follows ("I felt so inspired"), it does not open a clause.
+_DEGREE = frozenset(
+    "feel feels felt feeling am 'm is 's are 're was were been be get gets got getting".split()
+)
+
+
 def split_clauses(words: list[str]) -> list[tuple[str, list[str]]]:
     """(opening conjunction or punctuation, tokens) per clause, lists kept whole."""
     parts: list[tuple[str, list[str]]] = []
@@ -216,7 +222,7 @@ def split_clauses(words: list[str]) -> list[tuple[str, list[str]]]:
             lead, current = ("," if w not in "!?" else ""), []
             continue
         low = w.lower()
-        if low in v.BOUNDARY and current:
+        if low in v.BOUNDARY and current and not (low == "so" and current[-1].lower() in _DEGREE):
             nxt = words[i + 1 : i + 8]  # what follows, as far as any test looks
             if _opens_clause(nxt, low) or (low == "and" and _opens_infinitive(current, nxt)):
                 parts.append((lead, current))

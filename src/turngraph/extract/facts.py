@@ -12,6 +12,7 @@ from turngraph.extract.clauses import Clause, is_verb, parse_clause
 from turngraph.extract.findings import Findings, TurnState
 from turngraph.extract.lexicon import lemma
 from turngraph.extract.phrases import (
+    doing_of,
     doing_phrase,
     names_nothing,
     noun_phrase,
@@ -65,6 +66,22 @@ _TO_PLACES = frozenset("work school church bed class court camp practice".split(
 # Verbs whose "to" phrase is where the object was brought: "took my kids to a workshop".
 _BRINGING = frozenset("take bring drive send invite walk carry".split())
 _REPORTING = frozenset({"think", "believe", "guess", "suppose", "hear", "say", "reckon", "know"})
+
+
+def _graded(lows: list[str], i: int) -> int:
+    """Where the words that grade a feeling ("so", "kind of", "a bit") end, from ``i``."""
+    while i < len(lows):
+        if lows[i] in ("kind", "sort") and lows[i + 1 : i + 2] == ["of"]:
+            i += 2
+        elif lows[i] in v.INTENSIFIERS:
+            i += 1
+        else:
+            break
+    return i
+
+
+# What a feeling about the listener or an unnamed thing is about says nothing alone.
+_YOU_AND_IT = frozenset("you your it this that them they him her".split())
 _NO_MORE = re.compile(r"\b(?:anymore|any more|no longer|these days)\b", re.I)
 
 
@@ -223,7 +240,10 @@ class ClauseFacts(TurnState):
         rest = c.rest
         verb = c.verb
         if verb == "be" and not c.passive and not c.progressive:
+            found = len(self.out.actions) + len(self.out.attributes) + len(self.out.relations)
             self._copula(c, who, rest)
+            if found == len(self.out.actions) + len(self.out.attributes) + len(self.out.relations):
+                self._feeling(c, who, rest, time, states=False)  # "I was so nervous"
             return
         if c.passive:
             self._passive(c, who, rest)
@@ -236,6 +256,8 @@ class ClauseFacts(TurnState):
             # "is getting married next month": the event, passive in form
             c.verb, c.verb_word, c.rest, c.passive = lemma(rest[0].lower()), rest[0], rest[1:], True
             self._passive(c, who, c.rest)
+            return
+        if verb in ("feel", "get") and self._feeling(c, who, rest, time):
             return
         np = noun_phrase(rest)
         if verb in ("get", "have", "take") and [w.lower() for w in np[-1:]] in (
@@ -289,6 +311,63 @@ class ClauseFacts(TurnState):
             if when is None:
                 return
         self._action(c, who, np, pps, time)
+
+    def _feeling(
+        self, c: Clause, who: str, rest: list[str], time: TimeRef | None, *, states: bool = True
+    ) -> bool:
+        """ "I felt so proud and grateful", "been feeling kinda low on confidence", "getting
+        stressed", "I'm determined to make it work": how the person felt, as an action ("feel |
+        proud and grateful"), with what it was about when a short phrase says so. True when
+        the clause said a feeling. Without ``states``, a state the copula reads with what it
+        is about ("curious about") is left to it."""
+        lows = [w.lower() for w in rest]
+        i = _graded(lows, 0)
+        if i < len(lows) and not states and lows[i] in v.STATES:
+            return False
+        felt: list[str] = []
+        while i < len(lows) and lows[i] in v.FEELINGS:
+            felt.append(lows[i])
+            i += 1
+            if (
+                i + 1 < len(lows)
+                and lows[i] in ("and", "but", "yet", "or")
+                and (lows[i + 1] in v.FEELINGS or lows[i + 1] in v.INTENSIFIERS)
+            ):
+                felt.append(lows[i])
+                i = _graded(lows, i + 1)
+        if not felt or felt[-1] in ("and", "but", "yet", "or"):
+            return False
+        if c.negated or c.modal:
+            return True  # "I don't feel ready", "you'll feel better": nothing to keep
+        i = _graded(lows, i)  # "stressed lately"
+        if i + 1 < len(lows) and lows[i] in v.PREPOSITIONS and lows[i + 1] in _YOU_AND_IT:
+            return True  # "so proud of you", "happy for them": said to someone
+        said = len(felt)
+        about = next(iter(prep_phrases(rest[i:])), None)
+        if i + 1 < len(lows) and lows[i] == "to" and is_verb(lows[i + 1]):
+            verb, np = lemma(lows[i + 1]), noun_phrase(rest[i + 2 :], 5)
+            # "lucky to have such a great support system", "determined to make it work"
+            doing = [verb, *np] if np else doing_of(verb, rest[i + 2 :]).split()[:5]
+            if not names_nothing(doing[1:]) and doing[0] not in ("hear", "see", "help", "be"):
+                felt += ["to", *doing]
+        elif about and rest[i:][:1] == [about[0]]:
+            phrase = noun_phrase(about[1], 4)
+            if about[0] in ("about", "on", "with", "by", "for") and not names_nothing(phrase):
+                felt += [about[0], *phrase]
+        if not states and len(felt) == said and set(felt) <= v.MILD_FEELINGS | {"and", "but"}:
+            return False  # "I'm happy": left to the copula
+        when = self._time(c, time)
+        self.out.actions.append(
+            RawAction(
+                who,
+                "feel",
+                " ".join(felt),
+                f"{who} {c.text}"[:240],
+                when.when if when else None,
+                precision=when.precision if when else None,
+            )
+        )
+        return True
 
     def _time(self, c: Clause, time: TimeRef | None, *, future: bool = False) -> TimeRef | None:
         scheduled = (

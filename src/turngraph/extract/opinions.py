@@ -285,6 +285,8 @@ class OpinionRules(TurnState):
             return
         said = ""
         if len(self.out.actions) > actions:
+            if self.out.actions[-1].verb == "feel":
+                return  # "I'm so thrilled. It's fulfilling": a feeling is no "it"
             said = self.out.actions[-1].object or self.out.actions[-1].place or ""
         elif len(self.out.attributes) > attributes and self.out.attributes[-1].key in THINGS:
             said = self.out.attributes[-1].value  # a liking or a goal; not "mom", not a city

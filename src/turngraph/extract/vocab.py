@@ -315,3 +315,22 @@ STATES = _set(
     "curious swamped busy overwhelmed inspired blessed involved engaged hooked stuck bored "
     "fascinated impressed surrounded focused committed dedicated devoted obsessed"
 )
+# What a person feels, said with "feel" or "get" ("I felt so proud and grateful", "been getting
+# stressed"): emotions and moods, not judgements of a thing ("good", "amazing").
+FEELINGS = _set(
+    "proud grateful thankful motivated inspired stressed anxious nervous worried scared afraid "
+    "excited thrilled happy sad lonely low welcome lucky blessed relieved calm peaceful "
+    "confident overwhelmed exhausted drained frustrated angry upset hopeful energized empowered "
+    "alive accepted supported loved appreciated content satisfied fulfilled homesick "
+    "nostalgic guilty ashamed embarrassed jealous heartbroken devastated discouraged "
+    "encouraged determined optimistic pessimistic rested refreshed connected disconnected "
+    "insecure uneasy restless"
+)
+# Feelings that say little alone after "I'm" ("I'm happy to hear that"): kept only with what
+# they are about.
+MILD_FEELINGS = _set("happy sad excited thrilled calm peaceful content alive welcome upset angry")
+# Words that grade a feeling and say nothing themselves: "so proud", "kinda low".
+INTENSIFIERS = _set(
+    "so really very super kinda pretty quite a bit little incredibly totally truly "
+    "extremely more most too even just always sometimes lately"
+)
