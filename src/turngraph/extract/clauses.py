@@ -205,6 +205,7 @@ def glue(text: str) -> str:
     return _GLUE.sub(r"\1", text)
 
 
+_BETWEEN_AUXILIARIES = v.ADVERBS | v.NEGATIONS | v.FREQUENCY | {"not", "n't"}
 # After these, "so" grades what follows ("I felt so inspired"), it does not open a clause.
 _DEGREE = frozenset(
     "feel feels felt feeling am 'm is 's are 're was were been be get gets got getting".split()
@@ -527,6 +528,14 @@ def _skip_noun_phrase(words: list[str], i: int) -> int:
     return i
 
 
+def _perfect_after(words: list[str], i: int) -> bool:
+    """Whether a participle follows "have" from ``i``, past any adverbs ("I've only been to
+    Rome once", "have never tried")."""
+    while i < len(words) and words[i].lower() in _BETWEEN_AUXILIARIES:
+        i += 1
+    return i < len(words) and (is_past(words[i].lower()) or words[i].lower() in ("been", "gotten"))
+
+
 def _verb_group(c: Clause, words: list[str], i: int) -> None:
     n = len(words)
     copula = ""  # a form of "be" still waiting for what follows its adverbs or negation
@@ -595,6 +604,8 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
                 continue
             if low in ("was", "were"):
                 c.past = True
+            elif low == "been":
+                c.perfect = True  # "been to Rome once", its "have" dropped
             if is_ing_verb(nxt):
                 c.progressive = True
             elif nxt in _PARTICIPLES or (is_past(nxt) and nxt2 in ("to", "by", "at", "in", "as")):
@@ -609,24 +620,7 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
                 c.verb, c.verb_word = "be", w
                 c.rest = words[i + 1 :]
                 return
-        elif low in v.HAVE and (
-            is_past(nxt)
-            or nxt
-            in (
-                "been",
-                "got",
-                "gotten",
-                "just",
-                "never",
-                "always",
-                "already",
-                "finally",
-                "not",
-                "n't",
-                "recently",
-                "also",
-            )
-        ):
+        elif low in v.HAVE and _perfect_after(words, i + 1):
             c.perfect = True
         elif low in v.HAVE and nxt == "to":
             c.modal = "must"

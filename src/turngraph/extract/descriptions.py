@@ -243,7 +243,11 @@ class DescriptionRules(TurnState):
                 start = [w.lower() for w in words].index("fan") + 2
             elif first in ("obsessed", "passionate", "crazy"):
                 start = 2
-            if len(words) > start + 1 and words[start + 1].lower() in v.PRONOUN_OBJECTS:
+            if (
+                len(words) > start + 1
+                and words[start + 1].lower() in v.PRONOUN_OBJECTS
+                and words[start + 2 : start + 3] != ["days"]  # "into hiking these days"
+            ):
                 return  # "into making this lately": what "this" is was said elsewhere
             for item in list_items(words[start:]):
                 if not names_nothing(item.split()):

@@ -501,6 +501,10 @@ class ClauseFacts(TurnState):
                     verb = f"{verb} {prep}"  # "writing about fantasy novels", "moved from"
             elif obj and len(obj) + len(phrase) + 1 <= 8 and prep in _JOINED:
                 obj = [*obj, prep, *phrase]
+            elif (
+                c.verb == "have" and obj == np and 0 < len(obj) <= 3 and prep in ("in", "on", "at")
+            ):
+                obj = [*obj, prep, *phrase[:4]]  # "had a letdown in a video game tourney"
         if obj and names_nothing(obj):
             return
         if (

@@ -202,8 +202,8 @@ def list_items(words: list[str]) -> list[str]:
         items[-1].append(w)
     out = []
     for item in items:
-        while item and item[-1].lower() in _DANGLING:
-            item = item[:-1]  # "awesome food of this city" cut at "this": no "of" at the end
+        while item and (item[-1].lower() in _DANGLING or item[-1].lower() in _DETERMINERS):
+            item = item[:-1]  # "awesome food of this city" cut at "this": no "of this" at the end
         np = strip_articles(item)
         if np and len(np) <= MAX_OBJECT_WORDS:
             out.append(" ".join(np))
@@ -238,6 +238,7 @@ def starts_subject(word: str, people: dict[str, str]) -> bool:
     return low in ("i", "we", "he", "she", "they", "my", "our", "his", "her") or low in people
 
 
+_DETERMINERS = frozenset("this that these those".split())
 _DANGLING = frozenset("a an the and or of to for with my your our their his her some".split())
 
 
