@@ -39,7 +39,8 @@ COPULAS = frozenset(
 )
 # Words between a thing and its verb: "dancing has kept me going", "yoga really helps".
 BEFORE_VERB = frozenset(
-    "has have had does do did really always just also truly definitely sure".split()
+    "has have had does do did really always just also truly definitely sure totally "
+    "honestly seriously actually literally".split()
 )
 INTENSIFIERS = frozenset(
     (
@@ -91,6 +92,11 @@ EFFECT_VERBS = frozenset(
     "brought reminds reminded calms inspires inspired motivates motivated relaxes "
     "teaches taught allow allows allowed creates create help keep get fuel give make bring remind "
     "calm inspire motivate teach".split()
+)
+# Effects complete with their object alone: "inspires me", "calms me".
+SAID_WHOLE = frozenset(
+    "inspires inspired inspire motivates motivated motivate calms calmed calm relaxes relaxed "
+    "relax energizes energized energize".split()
 )
 LOOSE_ENDS = frozenset(
     "i we me us any some every more big great little much be want all too ever".split()
@@ -224,6 +230,9 @@ def what_it_does(said: list[str], *, mine: bool = True, room: int = 7) -> str:
             break
         if low in ("so", "such", "really", "truly", "always", "just", "much"):
             continue  # "brings me so much joy"
+        if out and low in ("and", "or") and out[-1] in v.FEELINGS and nxt in v.FEELINGS:
+            out.append(low)  # "made me so calm and peaceful"
+            continue
         if out and low in ("and", "or") and len(out) >= 3 and out[-1] not in ("me", "us"):
             if is_verb(out[-1]) and out[-2] in ("me", "us"):
                 return ""  # "helped me accept and grow into ...": the rest is needed
@@ -236,6 +245,8 @@ def what_it_does(said: list[str], *, mine: bool = True, room: int = 7) -> str:
         out = out[:cut]  # "my favorite and never gets old": my favorite
         if any(w in SUBJECTS for w in out):
             return ""  # "a bond I haven't felt since": a clause of its own
+    if len(out) == 2 and out[0] in SAID_WHOLE and out[1] in ("me", "us"):
+        return " ".join(out)  # "nature inspires me": nothing more is needed
     to_me = any(w in ("me", "my", "us", "our", "life") for w in out)  # before "to me" goes
     while out and out[-1] in DANGLING | LOOSE_ENDS:
         out.pop()  # "give us strength to tackle any" -> "give us strength to tackle"
