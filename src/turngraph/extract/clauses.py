@@ -58,6 +58,8 @@ _PARTICIPLES = frozenset(
         "based",
         "located",
         "invited",
+        "drawn",
+        "tempted",
         "nominated",
         "awarded",
         "robbed",

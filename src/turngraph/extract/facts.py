@@ -80,6 +80,7 @@ def _graded(lows: list[str], i: int) -> int:
     return i
 
 
+_NOW_WORDS = frozenset("now again today soon someday".split())
 # What a feeling about the listener or an unnamed thing is about says nothing alone.
 _YOU_AND_IT = frozenset("you your it this that them they him her".split())
 _NO_MORE = re.compile(r"\b(?:anymore|any more|no longer|these days)\b", re.I)
@@ -245,6 +246,10 @@ class ClauseFacts(TurnState):
             if found == len(self.out.actions) + len(self.out.attributes) + len(self.out.relations):
                 self._feeling(c, who, rest, time, states=False)  # "I was so nervous"
             return
+        drawn = c.passive or c.verb_word.lower() in ("drawn", "tempted")  # "Also tempted to"
+        if verb in ("draw", "tempt") and drawn and [w.lower() for w in rest[:1]] == ["to"]:
+            self._drawn(c, who, rest[1:])
+            return
         if c.passive:
             self._passive(c, who, rest)
             return
@@ -258,6 +263,11 @@ class ClauseFacts(TurnState):
             self._passive(c, who, c.rest)
             return
         if verb in ("feel", "get") and self._feeling(c, who, rest, time):
+            return
+        if verb in ("get", "be") and [w.lower() for w in rest[:2]] == ["ready", "for"]:
+            # "I'm getting ready for a dance comp next month": preparing for it
+            c.verb, c.verb_word, rest = "prepare", "preparing", rest[1:]
+            self._action(c, who, [], prep_phrases(rest), time)
             return
         np = noun_phrase(rest)
         if verb in ("get", "have", "take") and [w.lower() for w in np[-1:]] in (
@@ -533,6 +543,19 @@ class ClauseFacts(TurnState):
         )
 
     # -- facts by verb ---------------------------------------------------------------------------
+
+    def _drawn(self, c: Clause, who: str, after: list[str]) -> None:
+        """ "I'm drawn to turtles": a liking; "I'm tempted to try dairy-free flavors": a
+        goal."""
+        if c.verb == "tempt" and after and is_verb(after[0]):
+            doing = doing_of(lemma(after[0].lower()), after[1:]).split()
+            cut = next((k for k, w in enumerate(doing) if w.lower() in _NOW_WORDS), len(doing))
+            if not c.negated and not names_nothing(doing[1:cut]):
+                self.out.attribute(who, "goals", " ".join(doing[:cut]))
+        elif c.verb == "draw":
+            liked = noun_phrase(after, 5)
+            if not names_nothing(liked):
+                self.out.attribute(who, "likes", " ".join(liked))  # negated: a dislike
 
     def _passive(self, c: Clause, who: str, rest: list[str]) -> None:
         verb = c.verb or lemma(

@@ -239,6 +239,8 @@ def what_it_does(said: list[str], *, mine: bool = True, room: int = 7) -> str:
             break
         out.append(low if not w[1:].islower() or not w[:1].isupper() else w)
         if len(out) >= max(4, min(room, 7)):
+            if len(out) > 3 and out[-2] == "to" and is_verb(out[-1]) and j + 1 < len(said):
+                out = out[:-2]  # "a great chance for me to show ...": cut before its object
             break  # an opinion stays short: the thing and what it does in a few words
     cut = next((j for j, w in enumerate(out) if w in CUT_OFF or w == "never"), -1)
     if cut >= 0:
