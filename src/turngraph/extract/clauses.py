@@ -548,6 +548,10 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
         if copula and not (
             low in v.FREQUENCY or low in v.HEDGES or low in v.ADVERBS or low in v.NEGATIONS
         ):
+            if low == "going" and nxt == "to" and i + 2 < n and is_verb(words[i + 2]):
+                c.modal, copula = "future", ""  # "I'm definitely going to keep up with ..."
+                i += 2
+                continue
             if is_ing_verb(low):
                 c.progressive = True
             elif low in _PARTICIPLES:
