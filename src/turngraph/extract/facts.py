@@ -44,6 +44,11 @@ _INTRANSITIVE_EVENTS = frozenset(
     "propose graduate retire resign marry divorce move relocate arrive return quit win lose "
     "travel emigrate".split()
 )
+# Activities that are an event without an object once they have a time ("ran a lot last week").
+_ACTIVITIES = frozenset(
+    "read write run swim paint draw cook bake hike practice train dance study exercise "
+    "volunteer perform compete jog bike cycle climb surf ski skate".split()
+)
 # Prepositions whose phrase stays with the object: "turning my love of dance into a business".
 _JOINED = frozenset("with for from by into".split())
 # "had a blast at the Pride fest": a good time somewhere is enjoying it there.
@@ -433,6 +438,8 @@ class ClauseFacts(TurnState):
                 verb = f"look {pps[0][0]}"
         if len(np) == 1 and np[0].lower() in _MANNER and pps:
             np = []  # "worked hard on my online store": the manner, then the object
+        if [w.lower() for w in np] in (["lot"], ["a", "lot"]) and c.verb in _ACTIVITIES:
+            np = []  # "I've been reading a lot": how much, not what
         if names_nothing(np) and np:
             return
         place = ""
@@ -505,6 +512,8 @@ class ClauseFacts(TurnState):
                     "during",
                 )
                 and not names_nothing(phrase)
+                # "in the past week", not "for my next video game tournament"
+                and not (len(phrase) <= 2 and phrase[0].lower() in ("past", "last", "next"))
             ):
                 obj = phrase
                 if prep == "about" or (prep == "from" and c.verb in _MOVING):
@@ -520,7 +529,9 @@ class ClauseFacts(TurnState):
         if (
             not obj
             and not place
-            and not (c.verb in _INTRANSITIVE_EVENTS and self._time(c, time) is not None)
+            and not (
+                c.verb in _INTRANSITIVE_EVENTS | _ACTIVITIES and self._time(c, time) is not None
+            )
         ):
             return
         when = self._time(c, time)
