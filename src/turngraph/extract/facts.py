@@ -86,6 +86,7 @@ def _graded(lows: list[str], i: int) -> int:
 
 
 _NOW_WORDS = frozenset("now again today soon someday".split())
+_HARD = frozenset("tough hard difficult rough rocky".split())
 # What a feeling about the listener or an unnamed thing is about says nothing alone.
 _YOU_AND_IT = frozenset("you your it this that them they him her".split())
 _NO_MORE = re.compile(r"\b(?:anymore|any more|no longer|these days)\b", re.I)
@@ -275,12 +276,27 @@ class ClauseFacts(TurnState):
             self._action(c, who, [], prep_phrases(rest), time)
             return
         np = noun_phrase(rest)
+        lows = [w.lower() for w in rest]
+        # "had a great time throwing a party": the noun phrase ran on into the doing
+        spent = verb == "have" and "time" in lows[:4] and lows.index("time") + 1 < len(lows)
+        if spent and lows[lows.index("time") + 1].endswith("ing"):
+            np = np[: [w.lower() for w in np].index("time") + 1] if "time" in np else np
         if verb in ("get", "have", "take") and [w.lower() for w in np[-1:]] in (
             ["chance"],
             ["opportunity"],
             ["time"],
         ):
-            k = next((i for i, w in enumerate(rest) if w.lower() == "to"), -1)
+            j = lows.index(np[-1].lower()) + 1 if np[-1].lower() in lows else len(lows)
+            after = lows[j : j + 1]
+            if verb == "have" and after and after[0].endswith("ing") and is_verb(after[0]):
+                k = j - 1  # "we had a great time throwing a small party": what was done
+            elif verb == "have" and after == ["with"] and _HARD.intersection(lows[:j]):
+                # "I had a tough time with my English lit class": a struggle with it
+                c.verb, c.verb_word = "struggle", "struggled"
+                self._action(c, who, [], prep_phrases(rest[j:]), time)
+                return
+            else:
+                k = next((i for i, w in enumerate(rest) if w.lower() == "to"), -1)
             if 0 <= k < len(rest) - 1 and is_verb(rest[k + 1]):
                 inner = Clause(
                     words=c.words,
@@ -293,7 +309,9 @@ class ClauseFacts(TurnState):
                     modal=c.modal,
                 )
                 self._facts(inner, who, time)
-            return
+                return
+            if not (verb == "have" and [w.lower() for w in np] in _GOOD_TIMES):
+                return  # "we had a great time at the beach" goes on: enjoyed, and where
         pps = prep_phrases(rest)
         if self._keyed(c, who, verb, rest, np, pps):
             return
