@@ -119,6 +119,10 @@ class DescriptionRules(TurnState):
 
     def _copula(self, c: Clause, who: str, rest: list[str]) -> None:
         words = [w for w in rest if w.lower() not in _DEGREE_WORDS]
+        if [w.lower() for w in words[:1]] == ["real"] and any(
+            w.lower() in v.ADJECTIVES | v.STATES for w in words[1:2]
+        ):
+            words = words[1:]  # "been real busy": "real" grades, as "really" would
         parts = _descriptions(words)
         if len(parts) > 1:
             # "I'm Lukas, carpenter, living in Graz": one description after another.
@@ -316,6 +320,20 @@ class DescriptionRules(TurnState):
         preps = ("about", "with", "by", "for", "in", "on", "of") + (
             ("at",) if first == "busy" else ()
         )
+        if first in ("busy", "swamped") and prep.endswith("ing") and is_verb(prep):
+            # "been real busy tackling a project to support veterans": what keeps them busy
+            doing = Clause(
+                words=c.words,
+                subject=c.subject,
+                name=c.name,
+                past=c.past,
+                progressive=True,
+                verb=lemma(prep),
+                verb_word=words[1],
+                rest=words[2:],
+            )
+            self._facts(doing, who, None)
+            return
         if first not in v.STATES or prep not in preps:
             return
         obj = noun_phrase(words[2:], 6)
@@ -347,7 +365,7 @@ class DescriptionRules(TurnState):
             low = w.lower()
             counted = phrase and (phrase[-1][:1].isdigit() or phrase[-1].lower() in _ORDINALS)
             if (
-                low in ("at", "for", "with", "in", "from", "on")
+                low in ("at", "for", "with", "in", "from", "on", "by")
                 or w in ",;:!?-"
                 or low in v.BOUNDARY
                 or (low in v.TIME_WORDS and phrase and not counted)

@@ -65,7 +65,9 @@ _TO_COMPLEMENT = frozenset(
 # "for about four months": "about" before a number is no topic.
 _NUMBERS = frozenset("a an one two three four five six seven eight nine ten few".split())
 # Nouns that take a purpose: "a place to open my dance studio".
-_NEEDS_PURPOSE = frozenset("place spot location venue space way time money".split())
+_NEEDS_PURPOSE = frozenset(
+    "place spot location venue space way time money project program campaign initiative".split()
+)
 # Words after "to" that are places, not verbs: "went to work", "back to school".
 _TO_PLACES = frozenset("work school church bed class court camp practice".split())
 # Verbs whose "to" phrase is where the object was brought: "took my kids to a workshop".
