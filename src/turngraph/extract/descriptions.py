@@ -322,7 +322,7 @@ class DescriptionRules(TurnState):
         )
         if first in ("busy", "swamped") and prep.endswith("ing") and is_verb(prep):
             # "been real busy tackling a project to support veterans": what keeps them busy
-            doing = Clause(
+            busy_with = Clause(
                 words=c.words,
                 subject=c.subject,
                 name=c.name,
@@ -332,7 +332,7 @@ class DescriptionRules(TurnState):
                 verb_word=words[1],
                 rest=words[2:],
             )
-            self._facts(doing, who, None)
+            self._facts(busy_with, who, None)
             return
         if first not in v.STATES or prep not in preps:
             return
