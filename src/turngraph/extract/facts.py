@@ -88,6 +88,11 @@ def _graded(lows: list[str], i: int) -> int:
 
 
 _NOW_WORDS = frozenset("now again today soon someday".split())
+# Nouns whose "in" phrase says what field they are in: "a degree in psychology".
+_FIELDS = frozenset(
+    "opportunities opportunity job jobs role roles position positions career careers degree "
+    "degrees course courses class classes interest internship internships major".split()
+)
 _HARD = frozenset("tough hard difficult rough rocky".split())
 # What a feeling about the listener or an unnamed thing is about says nothing alone.
 _YOU_AND_IT = frozenset("you your it this that them they him her".split())
@@ -287,6 +292,7 @@ class ClauseFacts(TurnState):
             ["chance"],
             ["opportunity"],
             ["time"],
+            ["times"],
         ):
             j = lows.index(np[-1].lower()) + 1 if np[-1].lower() in lows else len(lows)
             after = lows[j : j + 1]
@@ -312,8 +318,12 @@ class ClauseFacts(TurnState):
                 )
                 self._facts(inner, who, time)
                 return
-            if not (verb == "have" and [w.lower() for w in np] in _GOOD_TIMES):
-                return  # "we had a great time at the beach" goes on: enjoyed, and where
+            # "we had a great time at the beach" goes on: enjoyed, and where; so do "been
+            # having some tough times lately"
+            if not (verb == "have" and [w.lower() for w in np] in _GOOD_TIMES) and (
+                np[-1].lower() != "times"
+            ):
+                return
         pps = prep_phrases(rest)
         if self._keyed(c, who, verb, rest, np, pps):
             return
@@ -540,6 +550,8 @@ class ClauseFacts(TurnState):
                     verb = f"{verb} {prep}"  # "writing about fantasy novels", "moved from"
             elif obj and len(obj) + len(phrase) + 1 <= 8 and prep in _JOINED:
                 obj = [*obj, prep, *phrase]
+            elif obj and obj[-1].lower() in _FIELDS and prep == "in" and len(obj) + len(phrase) < 8:
+                obj = [*obj, prep, *phrase]  # "opportunities in the tech industry"
             elif (
                 c.verb == "have" and obj == np and 0 < len(obj) <= 3 and prep in ("in", "on", "at")
             ):
