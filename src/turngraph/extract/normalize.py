@@ -126,6 +126,7 @@ _DAYS = {
     "thu": "Thursday", "thur": "Thursday", "thurs": "Thursday", "fri": "Friday",
     "sat": "Saturday", "sun": "Sunday",
 }  # fmt: skip
+_DAY_STEMS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _SHORT_DAY = re.compile(r"\b(last|next|this|on|since|by) (" + "|".join(_DAYS) + r")\b\.?", re.I)
 
 
@@ -145,9 +146,14 @@ def normalize(text: str) -> str:
         text = "".join(
             ". " if _is_emoji(ch) else ("" if ch in "\ufe0f\u200d" else ch) for ch in text
         )
-    text = _REPEATS.sub(r"\1", text)
-    text = _CAUSE.sub("because", text)
-    text = _SHORT_DAY.sub(lambda m: f"{m.group(1)} {_DAYS[m.group(2).lower()]}", text)
+    # Each rewrite below runs only where a plain substring test says it may apply.
+    if "!!" in text or "??" in text or ".." in text:
+        text = _REPEATS.sub(r"\1", text)
+    if "'" in text:
+        text = _CAUSE.sub("because", text)
+    low = text.lower()
+    if any(f" {day}" in low for day in _DAY_STEMS):
+        text = _SHORT_DAY.sub(lambda m: f"{m.group(1)} {_DAYS[m.group(2).lower()]}", text)
 
     def fix(m: re.Match[str]) -> str:
         word = m.group(0)
@@ -160,6 +166,8 @@ def normalize(text: str) -> str:
             return "I" + word[1:]
         return word
 
-    text = _LAUGH.sub(".", text)
-    text = _ILL.sub("I'll", text)
+    if any(tag in low for tag in ("lol", "lmao", "lmfao", "rofl", "haha", "hehe", "jk", "xd")):
+        text = _LAUGH.sub(".", text)
+    if "ill " in low:
+        text = _ILL.sub("I'll", text)
     return _SPACES.sub(" ", _WORD.sub(fix, text)).strip()
