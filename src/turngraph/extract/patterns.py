@@ -16,6 +16,7 @@ from turngraph.extract.phrases import (
     doing_of,
     doing_phrase,
     gerund,
+    is_condition,
     list_items,
     names_nothing,
     noun_phrase,
@@ -37,6 +38,12 @@ _PHOTO = re.compile(
     r"\b(?:here'?s|here is|this is|check out|look at|take a look at|sharing|sending you|i took)"
     r" (?:a|the|this|my|some|another) (?:quick |recent |new |cute |little )?"
     r"(?:photo|pic|picture|shot|snap|snapshot|selfie)s? (?:of|from) (.{3,80})",
+    re.I,
+)
+# "my back pain is finally gone", "my migraines have cleared up": a condition that ended.
+_CONDITION_GONE = re.compile(
+    r"\bmy ((?:[a-z'-]+ ){0,3}?[a-z'-]+) (?:is|are|has|have|'s)(?: finally| completely| totally"
+    r"| all| now| pretty much)* (?:gone|over|cured|healed|cleared up|went away)\b",
     re.I,
 )
 _MEANS_A_LOT = re.compile(
@@ -393,6 +400,11 @@ class PatternRules(TurnState):
             )
             if valued and not names_nothing(valued.split()):
                 self.out.attribute(self._speaker(), "values", valued)
+        m = _CONDITION_GONE.search(sentence) if "my " in sentence.lower() else None
+        if m and is_condition(tokenize(m.group(1))):
+            # "my back pain is finally gone": the condition has ended
+            gone = " ".join(strip_articles(tokenize(m.group(1))))
+            self.out.attribute(self._speaker(), "health", gone, negated=True)
         m = _NOTHING_LIKE.search(sentence)
         if m:
             # "There's nothing like the energy in a stadium during a game"

@@ -239,6 +239,8 @@ def starts_subject(word: str, people: dict[str, str]) -> bool:
 
 
 _DETERMINERS = frozenset("this that these those".split())
+_COUNTS = frozenset("a an one two three four five six seven eight nine ten few couple".split())
+_SPANS = frozenset("day week month year decade ago".split())
 _DANGLING = frozenset("a an the and or of to for with my your our their his her some".split())
 
 
@@ -265,6 +267,10 @@ def doing_phrase(c: Clause) -> str:
             break
         if low.isdigit() and out and len(out) > 1:
             break
+        if (low.isdigit() or low in _COUNTS) and any(
+            x.lower().rstrip("s") in _SPANS for x in rest[i + 1 : i + 3]
+        ):
+            break  # "quit smoking 6 months ago": how long ago, not what
         out.append(w)
         if len(out) >= 8:
             break
