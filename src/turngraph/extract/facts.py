@@ -7,7 +7,7 @@ import re
 
 from turngraph.extract import gazetteers as gz
 from turngraph.extract import vocab as v
-from turngraph.extract.base import RawAction, RawUncertainty
+from turngraph.extract.base import RawAction, RawEntity, RawUncertainty
 from turngraph.extract.clauses import Clause, is_verb, parse_clause
 from turngraph.extract.findings import Findings, TurnState
 from turngraph.extract.lexicon import lemma
@@ -168,6 +168,10 @@ class ClauseFacts(TurnState):
             # "my friend Elif thinks she might be moving", "i heard Thabo got fired": the
             # reported clause, hedged when it is only believed or heard.
             inner = [w for w in clause.rest if w.lower() != "that"]
+            if [w.lower() for w in inner[:3]] == ["for", "a", "fact"]:
+                inner = inner[3:]  # "I know for a fact my brother Tiago lives in Faro"
+            elif [w.lower() for w in inner[:2]] == ["for", "sure"]:
+                inner = inner[2:]
             if inner and starts_subject(inner[0], self.people):
                 sub = parse_clause("", inner, self.people, pronoun=self._pronoun_for(clause))
                 believed = clause.verb in ("think", "believe", "guess", "suppose", "hear", "reckon")
@@ -263,7 +267,11 @@ class ClauseFacts(TurnState):
         if verb in ("draw", "tempt") and drawn and [w.lower() for w in rest[:1]] == ["to"]:
             self._drawn(c, who, rest[1:])
             return
-        if c.passive:
+        wedded = verb in ("marry", "engage", "divorce") and c.verb_word.lower().endswith("ed")
+        if c.passive or (
+            wedded and c.subject == "self" and rest[:1] and rest[0].lower() in v.PREPOSITIONS
+        ):
+            # "(I'm) happily married for 10 years to ...": the state, as the passive says it
             self._passive(c, who, rest)
             return
         if (
@@ -275,6 +283,11 @@ class ClauseFacts(TurnState):
             c.verb, c.verb_word, c.rest, c.passive = lemma(rest[0].lower()), rest[0], rest[1:], True
             self._passive(c, who, c.rest)
             return
+        if verb == "propose" and c.subject == "person" and not c.negated and not c.modal:
+            # "Takeshi proposed last night": he and the speaker are a couple now
+            to_me = [w.lower() for w in rest[:2]] == ["to", "me"]
+            if to_me or not (noun_phrase(rest) or prep_phrases(rest)):
+                self.out.relation(self._speaker(), "partner_of", who)
         if verb in ("feel", "get") and self._feeling(c, who, rest, time):
             return
         if verb in ("get", "be") and [w.lower() for w in rest[:2]] == ["ready", "for"]:
@@ -669,10 +682,20 @@ class ClauseFacts(TurnState):
             if when is not None and when.when > self.ctx.observed_at:
                 return  # "getting married next month": a plan, not yet a status
             self.out.attribute(who, "relationship_status", status)
-            for prep, phrase in pps:
-                if prep == "to" and phrase[0].casefold() in self.people:
-                    other = self.out.entity(self.people[phrase[0].casefold()], "person")
-                    self.out.relation(who, "married_to" if verb == "marry" else "partner_of", other)
+            lows = [w.lower() for w in rest]
+            after = rest[lows.index("to") + 1 :] if "to" in lows else []
+            # "to Thandi", "to the love of my life, Thandi": the name, or the name after a comma
+            named = after[:1] + (after[after.index(",") + 1 :][:1] if "," in after else [])
+            for word in named:
+                guessed = self.out.entities.get(word.casefold())
+                if word.casefold() in self.people or (
+                    guessed is not None and word.lower() not in gz.PLACES
+                ):
+                    # one married to a name is married to a person, whatever "to" suggested
+                    name = self.people.get(word.casefold(), word)
+                    self.out.entities[name.casefold()] = RawEntity(name, "person")
+                    self.out.relation(who, "married_to" if verb == "marry" else "partner_of", name)
+                    break
             return
         if verb in ("hire", "accept", "transfer"):
             for prep, phrase in pps:
