@@ -25,7 +25,7 @@ _KIN_BEFORE = re.compile(
     r"\b(my|our|his|her|their)\s+(?:\w+\s+)?(sister|brother|mom|mother|dad|father|son|daughter|"
     r"wife|husband|friend|partner|boss|colleague|coworker|cousin|aunt|uncle|grandma|grandpa|"
     r"grandmother|grandfather|kid|child|niece|nephew|neighbou?r|girlfriend|boyfriend|fiance|"
-    r"fiancee|roommate|mentor|teacher|manager|sis|bro)\s*,?\s*$"
+    r"fiancee|roommate|mentor|teacher|manager|sis|bro)(?:s|ren)?\s*,?\s*$"
 )
 _SPECIES_WORDS = "|".join(sorted(gz.PETS, key=len, reverse=True))
 _ANIMAL_BEFORE = re.compile(

@@ -40,6 +40,16 @@ _PHOTO = re.compile(
     r"(?:photo|pic|picture|shot|snap|snapshot|selfie)s? (?:of|from) (.{3,80})",
     re.I,
 )
+# "my kids Sora (6) and Ren (3)": a plural kin word and the two names it lists.
+_KIN_LIST = re.compile(
+    r"\bmy (kids|children|sons|daughters|sisters|brothers|siblings|parents),? "
+    r"([A-Z][a-z]+)(?: \(\d{1,2}\))?,? (?:and|&) ([A-Z][a-z]+)\b"
+)
+# "my kids Sora (6) and Ren (3)": a plural kin word and the two names it lists.
+_KIN_LIST = re.compile(
+    r"\bmy (kids|children|sons|daughters|sisters|brothers|siblings|parents),? "
+    r"([A-Z][a-z]+)(?: \(\d{1,2}\))?,? (?:and|&) ([A-Z][a-z]+)\b"
+)
 # "my back pain is finally gone", "my migraines have cleared up": a condition that ended.
 _CONDITION_GONE = re.compile(
     r"\bmy ((?:[a-z'-]+ ){0,3}?[a-z'-]+) (?:is|are|has|have|'s)(?: finally| completely| totally"
@@ -289,6 +299,13 @@ class PatternRules(TurnState):
         low = sentence.lower()
         if self.ctx.role == "user" and len(sentence) < 400:
             self._idioms(sentence)
+        m = _KIN_LIST.search(sentence) if self.ctx.role == "user" and "my " in low else None
+        if m and self.speaker not in ("user", "assistant"):
+            # "my kids Sora (6) and Ren (3)", "my sisters Ana and Bea": each of them
+            for name in (m.group(2), m.group(3)):
+                if name.lower() not in gz.NOT_NAMES:
+                    self.people.setdefault(name.casefold(), name)
+                    self._kin_relation(v.KIN[m.group(1).lower()], name)
         # Each pattern needs a word that most sentences lack: look for it before scanning.
         m = _MY_NAME.search(sentence) if "name" in low else None
         if m:
