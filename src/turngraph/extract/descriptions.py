@@ -155,6 +155,13 @@ class DescriptionRules(TurnState):
         if first == "to" and len(words) > 1 and (c.past or c.perfect) and not c.negated:
             self._visit(c, who, words[1:])  # "I've been to Paris"
             return
+        lows = [w.lower() for w in words]
+        if first == "in" and "at" in lows and {"year", "semester", "term"} & set(lows[:5]):
+            # "my son Cian is in his first year at Trinity College"
+            school = noun_phrase(words[lows.index("at") + 1 :], 5)
+            if school and school[0][:1].isupper() and school[-1].lower() in v.SCHOOL_WORDS:
+                self._school(who, school)
+            return
         if first == "in" and len(words) > 1:
             tail = [w.lower() for w in words[2:]]
             if c.past:
