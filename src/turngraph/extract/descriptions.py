@@ -156,12 +156,12 @@ class DescriptionRules(TurnState):
             self._visit(c, who, words[1:])  # "I've been to Paris"
             return
         lows = [w.lower() for w in words]
-        if first == "in" and "at" in lows and {"year", "semester", "term"} & set(lows[:5]):
+        if first == "in" and "at" in lows and {"year", "semester", "term"} & set(lows):
             # "my son Cian is in his first year at Trinity College"
-            school = noun_phrase(words[lows.index("at") + 1 :], 5)
-            if school and school[0][:1].isupper() and school[-1].lower() in v.SCHOOL_WORDS:
+            school = next((p for prep, p in prep_phrases(words) if prep == "at"), None)
+            if school and school[-1].lower() in v.SCHOOL_WORDS:
                 self._school(who, school)
-            return
+                return
         if first == "in" and len(words) > 1:
             tail = [w.lower() for w in words[2:]]
             if c.past:
@@ -184,11 +184,6 @@ class DescriptionRules(TurnState):
             ):
                 self._employer(who, org)
             return
-        if first == "in" and any(w.lower() == "at" for w in words):
-            school = next((p for prep, p in prep_phrases(words) if prep == "at"), None)
-            if school and school[-1].lower() in v.SCHOOL_WORDS:
-                self._school(who, school)
-                return
         diet = (
             first if first in v.DIETS else (nxt if first in ("a", "an") and nxt in v.DIETS else "")
         )
