@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 
@@ -10,10 +9,6 @@ import pytest
 
 import turngraph
 from turngraph.store import sqlite as sqlite_store
-
-
-def _checkpointers() -> list[threading.Thread]:
-    return [t for t in threading.enumerate() if t.name == "turngraph-checkpoint"]
 
 
 def test_the_log_reaches_the_database_file_without_a_commit_doing_it(
@@ -38,7 +33,7 @@ def test_the_log_reaches_the_database_file_without_a_commit_doing_it(
         assert path.stat().st_size > before  # the turns' pages were copied into the file
     finally:
         db.close()
-    assert not _checkpointers()  # closing the store stops its thread
+    assert not store._checkpointer._thread.is_alive()  # closing the store stops its thread
     reopened = turngraph.open(path)
     try:
         turns = reopened.memory("acme").list_turns(session.id).turns

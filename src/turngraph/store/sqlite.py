@@ -23,8 +23,8 @@ import contextlib
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
@@ -125,10 +125,13 @@ CHECKPOINT_EVERY = 16
 class _Checkpointer:
     """Checkpoints the write-ahead log from a daemon thread of its own, so that no commit
     pays for it. Writers call :meth:`committed`; every :data:`CHECKPOINT_EVERY` commits the
-    thread looks at the log's size and checkpoints past :data:`CHECKPOINT_BYTES`."""
+    thread looks at the log's size and, past :data:`CHECKPOINT_BYTES`, checkpoints on a
+    connection leased from the store's pool (no connection, and no open file, of its own)."""
 
-    def __init__(self, path: Path) -> None:
-        self._path = path
+    def __init__(
+        self, path: Path, lease: Callable[[], AbstractContextManager[sqlite3.Connection]]
+    ) -> None:
+        self._lease = lease
         self._wal = Path(f"{path}-wal")
         self._wake = threading.Event()
         self._stopping = False
@@ -142,18 +145,16 @@ class _Checkpointer:
             self._wake.set()
 
     def _run(self) -> None:
-        conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
-        try:
-            while True:
-                self._wake.wait()
-                self._wake.clear()
-                if self._stopping:
-                    return
-                with contextlib.suppress(OSError, sqlite3.Error):  # retried at the next wake
-                    if os.stat(self._wal).st_size >= CHECKPOINT_BYTES:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            if self._stopping:
+                return
+            # A failure (the store closing, a busy file) is retried at the next wake.
+            with contextlib.suppress(OSError, sqlite3.Error, StoreError):
+                if os.stat(self._wal).st_size >= CHECKPOINT_BYTES:
+                    with self._lease() as conn:
                         conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-        finally:
-            conn.close()
 
     def close(self) -> None:
         self._stopping = True
@@ -186,7 +187,7 @@ class SQLiteStore(AccessRows):
             raise StoreError(
                 f"cannot open SQLite database {self.path}: {exc}", path=str(self.path)
             ) from exc
-        self._checkpointer = _Checkpointer(self.path)
+        self._checkpointer = _Checkpointer(self.path, self._lease)
 
     # -- connections -----------------------------------------------------------------------
 
