@@ -351,7 +351,7 @@ def _locomo_paths(names: Sequence[str]) -> list[Path]:
 
 def cmd_bench_extraction(args: argparse.Namespace) -> None:
     from turngraph.bench import extraction
-    from turngraph.extract import extractor_from_settings
+    from turngraph.plugins import extractor_from_settings
     from turngraph.server.settings import ServerSettings
 
     # TURNGRAPH_EXTRACTOR=llm (with TURNGRAPH_LLM_*) measures the language-model extractor.

@@ -26,7 +26,6 @@ import turngraph
 from turngraph.database import Database
 from turngraph.errors import TurngraphError
 from turngraph.extraction_pool import ProcessExtractor
-from turngraph.recall.embed import OnnxEmbedder
 from turngraph.server.common import HTTPProblem, class_of, status_of
 from turngraph.server.settings import ServerSettings
 
@@ -92,8 +91,8 @@ def _warm(db: Database) -> None:
             embedder = db.memory(row.name, organization=row.organization).embedder
             if embedder is not None:
                 embedder.embed(["warm up"])
-                if isinstance(embedder, OnnxEmbedder):
-                    embedder.single_threaded().embed(["warm up"])
+                if (single := embedder.single_threaded()) is not embedder:
+                    single.embed(["warm up"])
         except (TurngraphError, OSError, RuntimeError, ValueError) as exc:
             log.error("memory %r cannot be served until its embedder loads: %s", row.name, exc)
 
