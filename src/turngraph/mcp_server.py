@@ -45,7 +45,7 @@ from turngraph.models import (
     TurnPage,
     WriteResult,
 )
-from turngraph.operations import MCP_TIERS
+from turngraph.operations import mcp_tier
 from turngraph.server.common import HTTPProblem, check_servable
 
 MAX_RESULT_CHARS = 80_000  # a tool result's JSON stays under this (about 80 KB)
@@ -202,7 +202,7 @@ def build_server(
         """Register a tool; the tier it needs comes from the table of operations."""
 
         def register(fn: Callable[..., Any]) -> Any:
-            server.needs[fn.__name__] = MCP_TIERS[fn.__name__]
+            server.needs[fn.__name__] = mcp_tier(fn.__name__)
             server.tool(description=description, structured_output=True)(fn)
             return fn
 

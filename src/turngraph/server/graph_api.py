@@ -29,13 +29,10 @@ from turngraph.models import (
     DeleteResult,
     Entity,
     EntityDeleteResult,
-    EntityState,
     EntitySummary,
     ForgetResult,
     MemoryInfo,
     MergeProposal,
-    MergeResult,
-    Observation,
     RecallResult,
     RememberResult,
     Session,
@@ -364,12 +361,6 @@ def add_observation(
     )
 
 
-@router.get("/memories/{memory}/observations/{slug}", response_model=Observation, responses=_ok())
-def get_observation(memory: str, slug: str, db: DatabaseDep, caller: CallerDep) -> Observation:
-    """An observation in full, by its slug."""
-    return _m(db, caller, memory, tier_of("get_observation")).memory.get_observation(slug)
-
-
 @router.patch(
     "/memories/{memory}/observations/{slug}", response_model=WriteResult, responses=_ok(409, 413)
 )
@@ -533,18 +524,6 @@ def entity_states(
     return b.memory.entity_states(type, limit=limit, offset=offset)
 
 
-@router.get("/memories/{memory}/state/entity", response_model=EntityState, responses=_ok())
-def entity_state(
-    memory: str,
-    db: DatabaseDep,
-    caller: CallerDep,
-    entity_type: Annotated[str, Query(min_length=1, max_length=L.entity_type_chars)],
-    name: Annotated[str, Query(min_length=1, max_length=L.entity_name_chars)],
-) -> EntityState:
-    """One entity with its current attributes and relations."""
-    return _m(db, caller, memory, tier_of("entity_state")).memory.entity_state(entity_type, name)
-
-
 @router.post("/memories/{memory}/forget", response_model=ForgetResult, responses=_ok())
 def forget(memory: str, body: ForgetIn, db: DatabaseDep, caller: CallerDep) -> ForgetResult:
     """Remove every observation whose text holds all the query's words."""
@@ -613,11 +592,6 @@ def create_session(
     b = _m(db, caller, memory, tier_of("create_session"))
     body = body or SessionIn()
     return b.memory.create_session(body.metadata, session_id=body.session_id)
-
-
-@router.get("/memories/{memory}/sessions/{session_id}", response_model=Session, responses=_ok())
-def get_session(memory: str, session_id: str, db: DatabaseDep, caller: CallerDep) -> Session:
-    return _m(db, caller, memory, tier_of("get_session")).memory.get_session(session_id)
 
 
 @router.delete("/memories/{memory}/sessions/{session_id}", responses=_ok())
@@ -722,12 +696,6 @@ def delete_file(memory: str, path: str, db: DatabaseDep, caller: CallerDep) -> A
 # -- consolidation --------------------------------------------------------------------------
 
 
-@router.post("/memories/{memory}/consolidate", response_model=list[MergeProposal], responses=_ok())
-def consolidate(memory: str, db: DatabaseDep, caller: CallerDep) -> list[MergeProposal]:
-    """Propose merges of entities recorded under variant names; none is applied."""
-    return _m(db, caller, memory, tier_of("consolidate")).memory.consolidate()
-
-
 @router.get("/memories/{memory}/proposals", response_model=list[MergeProposal], responses=_ok())
 def list_proposals(
     memory: str,
@@ -740,26 +708,3 @@ def list_proposals(
     """Merge proposals by status, oldest first: all of them, or a page with ``limit``."""
     b = _m(db, caller, memory, tier_of("list_proposals"))
     return b.memory.list_proposals(None if status == "all" else status, limit=limit, offset=offset)
-
-
-@router.post(
-    "/memories/{memory}/proposals/{proposal_id}/accept",
-    response_model=MergeResult,
-    responses=_ok(409),
-)
-def accept_proposal(
-    memory: str, proposal_id: int, db: DatabaseDep, caller: CallerDep
-) -> MergeResult:
-    """Apply a merge: relink everything to the canonical entity (full tier)."""
-    return _m(db, caller, memory, tier_of("accept_proposal")).memory.accept_proposal(proposal_id)
-
-
-@router.post(
-    "/memories/{memory}/proposals/{proposal_id}/reject",
-    response_model=MergeProposal,
-    responses=_ok(409),
-)
-def reject_proposal(
-    memory: str, proposal_id: int, db: DatabaseDep, caller: CallerDep
-) -> MergeProposal:
-    return _m(db, caller, memory, tier_of("reject_proposal")).memory.reject_proposal(proposal_id)
