@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from types import TracebackType
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -177,6 +177,15 @@ class _Calls:
     def info(self) -> _Call[MemoryInfo]:
         return _Call("GET", self.base, _model(MemoryInfo))
 
+    def made(self, name: str, *args: Any, **kwargs: Any) -> _Call[Any]:
+        """The call of operation ``name`` as the table of operations makes it."""
+        from turngraph.client_made import made_call, made_operation
+
+        op = made_operation(name)
+        if op is None:
+            raise AttributeError(f"the client does not reach operation {name!r}")
+        return made_call(self.base, op, args, kwargs)
+
     def add_observation(self, fields: dict[str, Any]) -> _Call[WriteResult]:
         key = fields.pop("idempotency_key", None)
         return _Call(
@@ -204,9 +213,6 @@ class _Calls:
             _model(DeleteResult),
             headers=_idem(key),
         )
-
-    def get_observation(self, slug: str) -> _Call[Observation]:
-        return _Call("GET", f"{self.base}/observations/{_seg(slug)}", _model(Observation))
 
     def get_entity(self, name: str) -> _Call[Entity]:
         return _Call("GET", f"{self.base}/entities/{_seg(name)}", _model(Entity))
@@ -321,9 +327,6 @@ class _Calls:
             params={"dry_run": "true"},
         )
 
-    def get_session(self, session_id: str) -> _Call[Session]:
-        return _Call("GET", f"{self.base}/sessions/{_seg(session_id)}", _model(Session))
-
     def delete_session(self, session_id: str) -> _Call[int]:
         return _Call(
             "DELETE",
@@ -355,14 +358,6 @@ class _Calls:
             f"{self.base}/state/entities",
             _model(list[StateEntity]),
             params=_clean({"type": entity_type, "limit": limit, "offset": offset}),
-        )
-
-    def entity_state(self, entity_type: str, name: str) -> _Call[EntityState]:
-        return _Call(
-            "GET",
-            f"{self.base}/state/entity",
-            _model(EntityState),
-            params={"entity_type": entity_type, "name": name},
         )
 
     def entity_history(
@@ -416,25 +411,12 @@ class _Calls:
     def delete_file(self, path: str) -> _Call[AppendixFile]:
         return _Call("DELETE", f"{self.base}/files/{quote(path, safe='/')}", _model(AppendixFile))
 
-    def consolidate(self) -> _Call[list[MergeProposal]]:
-        return _Call("POST", f"{self.base}/consolidate", _model(list[MergeProposal]))
-
     def list_proposals(self, status: str | None) -> _Call[list[MergeProposal]]:
         return _Call(
             "GET",
             f"{self.base}/proposals",
             _model(list[MergeProposal]),
             params={"status": status or "all"},
-        )
-
-    def accept_proposal(self, proposal_id: int) -> _Call[MergeResult]:
-        return _Call(
-            "POST", f"{self.base}/proposals/{int(proposal_id)}/accept", _model(MergeResult)
-        )
-
-    def reject_proposal(self, proposal_id: int) -> _Call[MergeProposal]:
-        return _Call(
-            "POST", f"{self.base}/proposals/{int(proposal_id)}/reject", _model(MergeProposal)
         )
 
 
@@ -467,7 +449,8 @@ class RemoteMemory(_Remote):
         return self._run(self._c.delete_observation(slug, idempotency_key))
 
     def get_observation(self, slug: str) -> Observation:
-        return self._run(self._c.get_observation(slug))
+        result: Observation = self._run(self._c.made("get_observation", slug))
+        return result
 
     def get_entity(self, name: str) -> Entity:
         return self._run(self._c.get_entity(name))
@@ -516,7 +499,8 @@ class RemoteMemory(_Remote):
         return self._run(self._c.preview_delete_observation(slug))
 
     def get_session(self, session_id: str) -> Session:
-        return self._run(self._c.get_session(session_id))
+        result: Session = self._run(self._c.made("get_session", session_id))
+        return result
 
     def delete_session(self, session_id: str) -> int:
         return self._run(self._c.delete_session(session_id))
@@ -535,7 +519,8 @@ class RemoteMemory(_Remote):
         return self._run(self._c.entity_states(entity_type, limit, offset))
 
     def entity_state(self, entity_type: str, name: str) -> EntityState:
-        return self._run(self._c.entity_state(entity_type, name))
+        result: EntityState = self._run(self._c.made("entity_state", entity_type, name))
+        return result
 
     def entity_history(self, entity_type: str, name: str, key: str) -> list[AttributeVersion]:
         return self._run(self._c.entity_history(entity_type, name, key))
@@ -561,16 +546,34 @@ class RemoteMemory(_Remote):
         return self._run(self._c.delete_file(path))
 
     def consolidate(self) -> list[MergeProposal]:
-        return self._run(self._c.consolidate())
+        result: list[MergeProposal] = self._run(self._c.made("consolidate"))
+        return result
 
     def list_proposals(self, status: str | None = "open") -> list[MergeProposal]:
         return self._run(self._c.list_proposals(status))
 
     def accept_proposal(self, proposal_id: int) -> MergeResult:
-        return self._run(self._c.accept_proposal(proposal_id))
+        result: MergeResult = self._run(self._c.made("accept_proposal", proposal_id))
+        return result
 
     def reject_proposal(self, proposal_id: int) -> MergeProposal:
-        return self._run(self._c.reject_proposal(proposal_id))
+        result: MergeProposal = self._run(self._c.made("reject_proposal", proposal_id))
+        return result
+
+    if not TYPE_CHECKING:  # the typed methods above; this reaches the rest of the table
+
+        def __getattr__(self, name: str) -> Callable[..., Any]:
+            from turngraph.client_made import made_operation
+
+            if name.startswith("_") or made_operation(name) is None:
+                raise AttributeError(name)
+            calls, run = self.__dict__["_c"], self.__dict__["_run"]
+
+            def call(*args: Any, **kwargs: Any) -> Any:
+                return run(calls.made(name, *args, **kwargs))
+
+            call.__name__ = name
+            return call
 
 
 class AsyncRemoteMemory(_Remote):
@@ -595,7 +598,8 @@ class AsyncRemoteMemory(_Remote):
         return await self._run(self._c.delete_observation(slug, idempotency_key))
 
     async def get_observation(self, slug: str) -> Observation:
-        return await self._run(self._c.get_observation(slug))
+        result: Observation = await self._run(self._c.made("get_observation", slug))
+        return result
 
     async def get_entity(self, name: str) -> Entity:
         return await self._run(self._c.get_entity(name))
@@ -650,7 +654,8 @@ class AsyncRemoteMemory(_Remote):
         return await self._run(self._c.preview_delete_observation(slug))
 
     async def get_session(self, session_id: str) -> Session:
-        return await self._run(self._c.get_session(session_id))
+        result: Session = await self._run(self._c.made("get_session", session_id))
+        return result
 
     async def delete_session(self, session_id: str) -> int:
         return await self._run(self._c.delete_session(session_id))
@@ -669,7 +674,8 @@ class AsyncRemoteMemory(_Remote):
         return await self._run(self._c.entity_states(entity_type, limit, offset))
 
     async def entity_state(self, entity_type: str, name: str) -> EntityState:
-        return await self._run(self._c.entity_state(entity_type, name))
+        result: EntityState = await self._run(self._c.made("entity_state", entity_type, name))
+        return result
 
     async def entity_history(self, entity_type: str, name: str, key: str) -> list[AttributeVersion]:
         return await self._run(self._c.entity_history(entity_type, name, key))
@@ -695,16 +701,34 @@ class AsyncRemoteMemory(_Remote):
         return await self._run(self._c.delete_file(path))
 
     async def consolidate(self) -> list[MergeProposal]:
-        return await self._run(self._c.consolidate())
+        result: list[MergeProposal] = await self._run(self._c.made("consolidate"))
+        return result
 
     async def list_proposals(self, status: str | None = "open") -> list[MergeProposal]:
         return await self._run(self._c.list_proposals(status))
 
     async def accept_proposal(self, proposal_id: int) -> MergeResult:
-        return await self._run(self._c.accept_proposal(proposal_id))
+        result: MergeResult = await self._run(self._c.made("accept_proposal", proposal_id))
+        return result
 
     async def reject_proposal(self, proposal_id: int) -> MergeProposal:
-        return await self._run(self._c.reject_proposal(proposal_id))
+        result: MergeProposal = await self._run(self._c.made("reject_proposal", proposal_id))
+        return result
+
+    if not TYPE_CHECKING:  # the typed methods above; this reaches the rest of the table
+
+        def __getattr__(self, name: str) -> Callable[..., Any]:
+            from turngraph.client_made import made_operation
+
+            if name.startswith("_") or made_operation(name) is None:
+                raise AttributeError(name)
+            calls, run = self.__dict__["_c"], self.__dict__["_run"]
+
+            async def call(*args: Any, **kwargs: Any) -> Any:
+                return await run(calls.made(name, *args, **kwargs))
+
+            call.__name__ = name
+            return call
 
 
 def _memories_call(body: dict[str, Any] | None = None) -> _Call[Any]:
