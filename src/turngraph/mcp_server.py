@@ -30,15 +30,13 @@ from starlette.types import Receive, Scope, Send
 from turngraph.access import Tier, tier_allows
 from turngraph.database import Database
 from turngraph.errors import ForbiddenError, TurngraphError
+from turngraph.mcp_made import register_made_tools
 from turngraph.mcp_tools import Listed, register_more_tools
 from turngraph.memory import Memory
 from turngraph.models import (
     AppendixFile,
     DeleteResult,
     Entity,
-    MergeProposal,
-    MergeResult,
-    Observation,
     RecallResult,
     RememberResult,
     State,
@@ -274,10 +272,6 @@ def build_server(
             )
         )
 
-    @tool("The full text of an observation (or turn) by its slug, as recall cites it.")
-    def get_observation(slug: Str) -> Observation:
-        return _call(lambda: mem().get_observation(slug))
-
     @tool(
         "Write an observation (title, content up to about 2,000 characters) with the entities "
         "it names (name, type, and always a description: it is how they are found) and "
@@ -425,14 +419,6 @@ def build_server(
             lambda: mem().put_file(path, text, description=description, overwrite=overwrite)
         )
 
-    @tool(
-        "Look for entities recorded under variant names and propose merges; nothing is "
-        "merged until a proposal is accepted.",
-    )
-    def consolidate() -> Listed:
-        proposals = _call(mem().consolidate)
-        return _listed([p.model_dump(mode="json") for p in proposals], "proposals")
-
     @tool("Merge proposals (open by default).")
     def list_proposals(
         status: Literal["open", "accepted", "rejected", "obsolete", "all"] = "open",
@@ -440,15 +426,8 @@ def build_server(
         proposals = _call(lambda: mem().list_proposals(None if status == "all" else status))
         return _listed([p.model_dump(mode="json") for p in proposals], "proposals")
 
-    @tool("Accept a merge proposal: everything moves to the canonical entity.")
-    def accept_proposal(proposal_id: int) -> MergeResult:
-        return _call(lambda: mem().accept_proposal(proposal_id))
-
-    @tool("Reject a merge proposal for good.")
-    def reject_proposal(proposal_id: int) -> MergeProposal:
-        return _call(lambda: mem().reject_proposal(proposal_id))
-
     register_more_tools(tool, mem, _call, _listed)
+    register_made_tools(tool, mem, _call, _listed)
 
     @server.prompt(description="How to use this memory on every turn of a conversation.")
     def turn_protocol() -> str:

@@ -15,7 +15,6 @@ from turngraph.models import (
     AppendixFile,
     BatchResult,
     EntityDeleteResult,
-    EntityState,
     ForgetResult,
     Session,
     SessionPage,
@@ -83,11 +82,6 @@ def register_more_tools(
         rows = call(lambda: mem().list_entities(type, limit=limit, offset=offset))
         return listed([e.model_dump(mode="json") for e in rows], "entities")
 
-    @tool("One entity (e.g. person / Dana) with its current attributes and relations.")
-    def entity_state(entity_type: Str, name: Str) -> EntityState:
-        result: EntityState = call(lambda: mem().entity_state(entity_type, name))
-        return result
-
     @tool("Entities ordered by type then name, as the state shows them.")
     def entity_states(
         type: str | None = None,
@@ -129,11 +123,6 @@ def register_more_tools(
     )
     def get_turn(turn_id: Str) -> TurnDetail:
         result: TurnDetail = call(lambda: mem().get_turn(turn_id))
-        return result
-
-    @tool("A session by id, with its metadata.")
-    def get_session(session_id: Str) -> Session:
-        result: Session = call(lambda: mem().get_session(session_id))
         return result
 
     @tool("Delete a session with its turns and what only they taught.")

@@ -52,6 +52,9 @@ class Operation:
     # An argument's size limit: the name of a Limits field (max length of a string or a
     # list, the ceiling of an integer).
     limits: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # What a made tool or command says it does (default: the core docstring's first
+    # paragraph): the agent-facing text, when it should differ from the developer's.
+    about: str | None = None
 
     def made(self, face: Face) -> bool:
         """Whether ``face`` reaches this operation through the form made from the table."""
@@ -67,6 +70,7 @@ def _op(
     *,
     hand: Mapping[Face, str] | None = None,
     limits: Mapping[str, str] | None = None,
+    about: str | None = None,
     **omitted: str,
 ) -> Operation:
     """A row; faces not in ``hand`` (and not omitted) are made from it."""
@@ -79,6 +83,7 @@ def _op(
         MappingProxyType(dict(omitted)),
         MappingProxyType({f: r for f, r in (hand or {}).items() if f not in omitted}),
         MappingProxyType(dict(limits or {})),
+        about,
     )
 
 
@@ -162,6 +167,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "get_observation",
         "show",
         hand={"cli": _RENDERED},
+        about="The full text of an observation (or turn) by its slug, as recall cites it.",
     ),
     _op(
         "resolve_slug",
@@ -198,6 +204,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "entity_state",
         "state",
         hand={"cli": _RENDERED},
+        about="One entity (e.g. person / Dana) with its current attributes and relations.",
         limits={"entity_type": "entity_type_chars", "name": "entity_name_chars"},
     ),
     _op(
@@ -285,6 +292,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "get_session",
         "sessions show",
         hand={"cli": _RENDERED},
+        about="A session by id, with its metadata.",
     ),
     _op(
         "delete_session",
@@ -334,6 +342,8 @@ OPERATIONS: tuple[Operation, ...] = (
         "consolidate",
         "consolidate run",
         hand={"cli": _RENDERED},
+        about="Look for entities recorded under variant names and propose merges; nothing "
+        "is merged until a proposal is accepted.",
     ),
     _op(
         "list_proposals",
@@ -350,6 +360,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "accept_proposal",
         "consolidate accept",
         hand={"cli": _RENDERED},
+        about="Accept a merge proposal: everything moves to the canonical entity.",
     ),
     _op(
         "reject_proposal",
@@ -358,6 +369,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "reject_proposal",
         "consolidate reject",
         hand={"cli": _RENDERED},
+        about="Reject a merge proposal for good.",
     ),
 )
 
@@ -466,7 +478,9 @@ def result_of(op: Operation) -> Any:
 
 def summary_of(op: Operation) -> str:
     """The first paragraph of the core method's docstring (what a tool or command says it
-    does), or the operation's name."""
+    does), or the operation's name; the row's ``about`` when it has one."""
+    if op.about:
+        return op.about
     doc = inspect.getdoc(core_method(op)) or op.name.replace("_", " ")
     return " ".join(doc.split("\n\n")[0].split())
 
