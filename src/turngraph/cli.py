@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel
 
 import turngraph
-from turngraph import cli_memory, cli_parser
+from turngraph import cli_made, cli_memory, cli_parser
 from turngraph.errors import (
     ConflictError,
     NotFoundError,
@@ -592,6 +592,7 @@ def build_parser() -> argparse.ArgumentParser:
             "forget": lambda a: cli_memory.cmd_forget(a, _memory),
             "export": lambda a: cli_memory.cmd_export(a, _memory),
             "import": lambda a: cli_memory.cmd_import(a, _memory),
+            "made": lambda a: cli_made.run(a, _memory),
         }
     )
 
