@@ -217,16 +217,6 @@ class _Calls:
     def get_entity(self, name: str) -> _Call[Entity]:
         return _Call("GET", f"{self.base}/entities/{_seg(name)}", _model(Entity))
 
-    def list_entities(
-        self, type: str | None, limit: int, offset: int
-    ) -> _Call[list[EntitySummary]]:
-        return _Call(
-            "GET",
-            f"{self.base}/entities",
-            _model(list[EntitySummary]),
-            params=_clean({"type": type, "limit": limit, "offset": offset}),
-        )
-
     def delete_entity(self, name: str, entity_type: str | None) -> _Call[EntityDeleteResult]:
         return _Call(
             "DELETE",
@@ -248,14 +238,6 @@ class _Calls:
             f"{self.base}/context",
             lambda r: str(r.json()["context"]),
             json=_clean({"query": query, **options}),
-        )
-
-    def forget(self, query: str, purge: bool, dry_run: bool) -> _Call[ForgetResult]:
-        return _Call(
-            "POST",
-            f"{self.base}/forget",
-            _model(ForgetResult),
-            json={"query": query, "purge": purge, "dry_run": dry_run},
         )
 
     def remember(self, text: str | None, fields: dict[str, Any]) -> _Call[RememberResult]:
@@ -334,22 +316,6 @@ class _Calls:
             lambda r: int(r.json()["deleted_turns"]),
         )
 
-    def list_turns(
-        self, session_id: str, limit: int, cursor: str | None, offset: int
-    ) -> _Call[TurnPage]:
-        return _Call(
-            "GET",
-            f"{self.base}/sessions/{_seg(session_id)}/turns",
-            _model(TurnPage),
-            params=_clean({"limit": limit, "cursor": cursor, "offset": offset}),
-        )
-
-    def state(self, as_of: Any, limit: int) -> _Call[State]:
-        at = as_of if as_of is None or isinstance(as_of, str) else as_of.isoformat()
-        return _Call(
-            "GET", f"{self.base}/state", _model(State), params=_clean({"as_of": at, "limit": limit})
-        )
-
     def entity_states(
         self, entity_type: str | None, limit: int, offset: int
     ) -> _Call[list[StateEntity]]:
@@ -358,16 +324,6 @@ class _Calls:
             f"{self.base}/state/entities",
             _model(list[StateEntity]),
             params=_clean({"type": entity_type, "limit": limit, "offset": offset}),
-        )
-
-    def entity_history(
-        self, entity_type: str, name: str, key: str
-    ) -> _Call[list[AttributeVersion]]:
-        return _Call(
-            "GET",
-            f"{self.base}/history",
-            _model(list[AttributeVersion]),
-            params={"entity_type": entity_type, "name": name, "key": key},
         )
 
     def put_file(
@@ -398,14 +354,6 @@ class _Calls:
             lambda r: FileContent(
                 file=AppendixFile.model_validate_json(r.headers["x-file-meta"]), data=r.content
             ),
-        )
-
-    def list_files(self, prefix: str | None) -> _Call[list[AppendixFile]]:
-        return _Call(
-            "GET",
-            f"{self.base}/files",
-            _model(list[AppendixFile]),
-            params=_clean({"prefix": prefix}),
         )
 
     def delete_file(self, path: str) -> _Call[AppendixFile]:
@@ -458,7 +406,10 @@ class RemoteMemory(_Remote):
     def list_entities(
         self, type: str | None = None, *, limit: int = 100, offset: int = 0
     ) -> list[EntitySummary]:
-        return self._run(self._c.list_entities(type, limit, offset))
+        result: list[EntitySummary] = self._run(
+            self._c.made("list_entities", type, limit=limit, offset=offset)
+        )
+        return result
 
     def delete_entity(self, name: str, entity_type: str | None = None) -> EntityDeleteResult:
         return self._run(self._c.delete_entity(name, entity_type))
@@ -470,7 +421,10 @@ class RemoteMemory(_Remote):
         return self._run(self._c.context(query, options))
 
     def forget(self, query: str, *, purge: bool = False, dry_run: bool = False) -> ForgetResult:
-        return self._run(self._c.forget(query, purge, dry_run))
+        result: ForgetResult = self._run(
+            self._c.made("forget", query, purge=purge, dry_run=dry_run)
+        )
+        return result
 
     def remember(self, text: str | None = None, **fields: Any) -> RememberResult:
         return self._run(self._c.remember(text, fields))
@@ -508,10 +462,14 @@ class RemoteMemory(_Remote):
     def list_turns(
         self, session_id: str, *, limit: int = 100, cursor: str | None = None, offset: int = 0
     ) -> TurnPage:
-        return self._run(self._c.list_turns(session_id, limit, cursor, offset))
+        result: TurnPage = self._run(
+            self._c.made("list_turns", session_id, limit=limit, cursor=cursor, offset=offset)
+        )
+        return result
 
     def state(self, as_of: Any = None, *, limit: int = 100) -> State:
-        return self._run(self._c.state(as_of, limit))
+        result: State = self._run(self._c.made("state", as_of, limit=limit))
+        return result
 
     def entity_states(
         self, entity_type: str | None = None, *, limit: int = 100, offset: int = 0
@@ -523,7 +481,10 @@ class RemoteMemory(_Remote):
         return result
 
     def entity_history(self, entity_type: str, name: str, key: str) -> list[AttributeVersion]:
-        return self._run(self._c.entity_history(entity_type, name, key))
+        result: list[AttributeVersion] = self._run(
+            self._c.made("entity_history", entity_type, name, key)
+        )
+        return result
 
     def put_file(
         self,
@@ -540,7 +501,8 @@ class RemoteMemory(_Remote):
         return self._run(self._c.get_file(path))
 
     def list_files(self, prefix: str | None = None) -> list[AppendixFile]:
-        return self._run(self._c.list_files(prefix))
+        result: list[AppendixFile] = self._run(self._c.made("list_files", prefix))
+        return result
 
     def delete_file(self, path: str) -> AppendixFile:
         return self._run(self._c.delete_file(path))
@@ -607,7 +569,10 @@ class AsyncRemoteMemory(_Remote):
     async def list_entities(
         self, type: str | None = None, *, limit: int = 100, offset: int = 0
     ) -> list[EntitySummary]:
-        return await self._run(self._c.list_entities(type, limit, offset))
+        result: list[EntitySummary] = await self._run(
+            self._c.made("list_entities", type, limit=limit, offset=offset)
+        )
+        return result
 
     async def delete_entity(self, name: str, entity_type: str | None = None) -> EntityDeleteResult:
         return await self._run(self._c.delete_entity(name, entity_type))
@@ -621,7 +586,10 @@ class AsyncRemoteMemory(_Remote):
     async def forget(
         self, query: str, *, purge: bool = False, dry_run: bool = False
     ) -> ForgetResult:
-        return await self._run(self._c.forget(query, purge, dry_run))
+        result: ForgetResult = await self._run(
+            self._c.made("forget", query, purge=purge, dry_run=dry_run)
+        )
+        return result
 
     async def remember(self, text: str | None = None, **fields: Any) -> RememberResult:
         return await self._run(self._c.remember(text, fields))
@@ -663,10 +631,14 @@ class AsyncRemoteMemory(_Remote):
     async def list_turns(
         self, session_id: str, *, limit: int = 100, cursor: str | None = None, offset: int = 0
     ) -> TurnPage:
-        return await self._run(self._c.list_turns(session_id, limit, cursor, offset))
+        result: TurnPage = await self._run(
+            self._c.made("list_turns", session_id, limit=limit, cursor=cursor, offset=offset)
+        )
+        return result
 
     async def state(self, as_of: Any = None, *, limit: int = 100) -> State:
-        return await self._run(self._c.state(as_of, limit))
+        result: State = await self._run(self._c.made("state", as_of, limit=limit))
+        return result
 
     async def entity_states(
         self, entity_type: str | None = None, *, limit: int = 100, offset: int = 0
@@ -678,7 +650,10 @@ class AsyncRemoteMemory(_Remote):
         return result
 
     async def entity_history(self, entity_type: str, name: str, key: str) -> list[AttributeVersion]:
-        return await self._run(self._c.entity_history(entity_type, name, key))
+        result: list[AttributeVersion] = await self._run(
+            self._c.made("entity_history", entity_type, name, key)
+        )
+        return result
 
     async def put_file(
         self,
@@ -695,7 +670,8 @@ class AsyncRemoteMemory(_Remote):
         return await self._run(self._c.get_file(path))
 
     async def list_files(self, prefix: str | None = None) -> list[AppendixFile]:
-        return await self._run(self._c.list_files(prefix))
+        result: list[AppendixFile] = await self._run(self._c.made("list_files", prefix))
+        return result
 
     async def delete_file(self, path: str) -> AppendixFile:
         return await self._run(self._c.delete_file(path))

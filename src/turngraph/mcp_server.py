@@ -344,19 +344,6 @@ def build_server(
         return _call(lambda: mem().get_entity(name))
 
     @tool(
-        "Every version of one attribute of one entity (e.g. person / Dana / job_title), "
-        "oldest first, superseded ones included, each citing the turn it came from.",
-    )
-    def entity_history(entity_type: Str, name: Str, key: Str) -> Listed:
-        return _listed(
-            [
-                v.model_dump(mode="json")
-                for v in _call(lambda: mem().entity_history(entity_type, name, key))
-            ],
-            "versions",
-        )
-
-    @tool(
         "What the memory knows now (or as_of a time): entities, attributes, relations and "
         "actions by category (identity, knowledge, context), instructions, unknowns.",
     )
@@ -378,11 +365,6 @@ def build_server(
             limit //= 2
             page = _call(mem().list_turns, session_id, limit=limit, cursor=cursor)
         return page
-
-    @tool("Appendix files (long sources), optionally under a folder prefix.")
-    def list_files(prefix: str | None = None) -> Listed:
-        files = _call(lambda: mem().list_files(prefix))
-        return _listed([f.model_dump(mode="json") for f in files], "files")
 
     @tool(
         f"Read an appendix file by path, {FILE_CHUNK} bytes at a time from offset: text for "

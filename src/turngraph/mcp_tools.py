@@ -15,7 +15,6 @@ from turngraph.models import (
     AppendixFile,
     BatchResult,
     EntityDeleteResult,
-    ForgetResult,
     Session,
     SessionPage,
     TurnDetail,
@@ -73,15 +72,6 @@ def register_more_tools(
         )
         return result
 
-    @tool("Entities, most connected first, optionally of one type.")
-    def list_entities(
-        type: str | None = None,
-        limit: Annotated[int, Field(ge=1, le=1000)] = 100,
-        offset: Annotated[int, Field(ge=0)] = 0,
-    ) -> Listed:
-        rows = call(lambda: mem().list_entities(type, limit=limit, offset=offset))
-        return listed([e.model_dump(mode="json") for e in rows], "entities")
-
     @tool("Entities ordered by type then name, as the state shows them.")
     def entity_states(
         type: str | None = None,
@@ -90,14 +80,6 @@ def register_more_tools(
     ) -> Listed:
         rows = call(lambda: mem().entity_states(type, limit=limit, offset=offset))
         return listed([e.model_dump(mode="json") for e in rows], "entities")
-
-    @tool(
-        "Forget: remove every observation whose text holds all the query's words (dry_run "
-        "lists them first; purge also removes what only they taught)."
-    )
-    def forget(query: Str, purge: bool = False, dry_run: bool = False) -> ForgetResult:
-        result: ForgetResult = call(lambda: mem().forget(query, purge=purge, dry_run=dry_run))
-        return result
 
     @tool("Remove an entity with its attributes and relationships; observations stay.")
     def delete_entity(name: Str, entity_type: str | None = None) -> EntityDeleteResult:

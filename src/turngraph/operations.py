@@ -103,6 +103,10 @@ _TRIMMED = (
     "a tool written by hand: agent-facing description and arguments, lists and recall cut "
     "to the tool-size limit their own way"
 )
+_PAGED = (
+    "MCP result trimming: a smaller default page (50), halved until the result fits the "
+    "tool-size limit"
+)
 _RENDERED = "CLI rendering: a command of its own with text output and options"
 _DRY_RUN = "DELETE with dry_run=true answers the preview; without it, the delete"
 _ALL_HAND = {"http": _RESHAPED, "client": _TYPED, "mcp": _TRIMMED, "cli": _RENDERED}
@@ -188,7 +192,16 @@ OPERATIONS: tuple[Operation, ...] = (
         "entities",
         hand={**_ALL_HAND, "http": _SLASHES},
     ),
-    _op("list_entities", "read", ("GET", "/entities"), "list_entities", "entities", hand=_ALL_HAND),
+    _op(
+        "list_entities",
+        "read",
+        ("GET", "/entities"),
+        "list_entities",
+        "entities",
+        hand={"cli": _RENDERED},
+        limits={"type": "entity_type_chars", "limit": "entities_per_page"},
+        about="Entities, most connected first, optionally of one type.",
+    ),
     _op(
         "delete_entity",
         "full",
@@ -215,9 +228,37 @@ OPERATIONS: tuple[Operation, ...] = (
         "state",
         hand=_ALL_HAND,
     ),
-    _op("entity_history", "read", ("GET", "/history"), "entity_history", "history", hand=_ALL_HAND),
-    _op("state", "read", ("GET", "/state"), "state", "state", hand=_ALL_HAND),
-    _op("forget", "full", ("POST", "/forget"), "forget", "forget", hand=_ALL_HAND),
+    _op(
+        "entity_history",
+        "read",
+        ("GET", "/history"),
+        "entity_history",
+        "history",
+        hand={"cli": _RENDERED},
+        limits={"entity_type": "entity_type_chars", "name": "entity_name_chars"},
+        about="Every version of one attribute of one entity (e.g. person / Dana / job_title), "
+        "oldest first, superseded ones included, each citing the turn it came from.",
+    ),
+    _op(
+        "state",
+        "read",
+        ("GET", "/state"),
+        "state",
+        "state",
+        hand={"mcp": _PAGED, "cli": _RENDERED},
+        limits={"limit": "state_items"},
+    ),
+    _op(
+        "forget",
+        "full",
+        ("POST", "/forget"),
+        "forget",
+        "forget",
+        hand={"cli": _RENDERED},
+        limits={"query": "query_chars"},
+        about="Forget: remove every observation whose text holds all the query's words "
+        "(dry_run lists them first; purge also removes what only they taught).",
+    ),
     _op("remember", "read_write", ("POST", "/turns"), "remember", "remember", hand=_ALL_HAND),
     _op(
         "remember_many",
@@ -308,7 +349,8 @@ OPERATIONS: tuple[Operation, ...] = (
         ("GET", "/sessions/{session_id}/turns"),
         "list_turns",
         "turns",
-        hand=_ALL_HAND,
+        hand={"mcp": _PAGED, "cli": _RENDERED},
+        limits={"session_id": "session_id_chars", "limit": "turns_per_page"},
     ),
     _op(
         "put_file",
@@ -326,7 +368,16 @@ OPERATIONS: tuple[Operation, ...] = (
         "files get",
         hand={**_ALL_HAND, "http": _FILE_BODY},
     ),
-    _op("list_files", "read", ("GET", "/files"), "list_files", "files list", hand=_ALL_HAND),
+    _op(
+        "list_files",
+        "read",
+        ("GET", "/files"),
+        "list_files",
+        "files list",
+        hand={"cli": _RENDERED},
+        limits={"prefix": "file_path_chars"},
+        about="Appendix files (long sources), optionally under a folder prefix.",
+    ),
     _op(
         "delete_file",
         "full",

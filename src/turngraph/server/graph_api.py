@@ -24,21 +24,16 @@ from turngraph.config import Limits
 from turngraph.errors import ForbiddenError
 from turngraph.models import (
     AppendixFile,
-    AttributeVersion,
     BatchResult,
     DeleteResult,
     Entity,
     EntityDeleteResult,
-    EntitySummary,
-    ForgetResult,
     MemoryInfo,
     MergeProposal,
     RecallResult,
     RememberResult,
     Session,
-    State,
     StateEntity,
-    TurnPage,
     WriteResult,
 )
 from turngraph.operations import tier_of
@@ -449,20 +444,6 @@ def context(
 # -- entities -------------------------------------------------------------------------------
 
 
-@router.get("/memories/{memory}/entities", response_model=list[EntitySummary], responses=_ok())
-def list_entities(
-    memory: str,
-    db: DatabaseDep,
-    caller: CallerDep,
-    type: Annotated[str | None, Query(max_length=L.entity_type_chars)] = None,
-    limit: Annotated[int, Query(ge=1, le=L.entities_per_page)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
-) -> list[EntitySummary]:
-    """Entities, most connected first."""
-    b = _m(db, caller, memory, tier_of("list_entities"))
-    return b.memory.list_entities(type, limit=limit, offset=offset)
-
-
 @router.get("/memories/{memory}/entities/{name:path}", response_model=Entity, responses=_ok())
 def get_entity(memory: str, name: str, db: DatabaseDep, caller: CallerDep) -> Entity:
     """An entity by any of its names, with its neighborhood and observations (bounded)."""
@@ -483,33 +464,6 @@ def delete_entity(
     return _m(db, caller, memory, tier_of("delete_entity")).memory.delete_entity(name, type)
 
 
-@router.get("/memories/{memory}/history", response_model=list[AttributeVersion], responses=_ok())
-def entity_history(
-    memory: str,
-    db: DatabaseDep,
-    caller: CallerDep,
-    entity_type: Annotated[str, Query(min_length=1, max_length=L.entity_type_chars)],
-    name: Annotated[str, Query(min_length=1, max_length=L.entity_name_chars)],
-    key: Annotated[str, Query(min_length=1, max_length=100)],
-) -> list[AttributeVersion]:
-    """Every version of one attribute of one entity, oldest first."""
-    return _m(db, caller, memory, tier_of("entity_history")).memory.entity_history(
-        entity_type, name, key
-    )
-
-
-@router.get("/memories/{memory}/state", response_model=State, responses=_ok())
-def state(
-    memory: str,
-    db: DatabaseDep,
-    caller: CallerDep,
-    as_of: Annotated[str | None, Query(max_length=64)] = None,
-    limit: Annotated[int, Query(ge=1, le=L.state_items)] = 100,
-) -> State:
-    """What the memory knows now (or ``as_of``), by category."""
-    return _m(db, caller, memory, tier_of("state")).memory.state(as_of, limit=limit)
-
-
 @router.get("/memories/{memory}/state/entities", response_model=list[StateEntity], responses=_ok())
 def entity_states(
     memory: str,
@@ -522,13 +476,6 @@ def entity_states(
     """Entities ordered by type then name, as the state shows them."""
     b = _m(db, caller, memory, tier_of("entity_states"))
     return b.memory.entity_states(type, limit=limit, offset=offset)
-
-
-@router.post("/memories/{memory}/forget", response_model=ForgetResult, responses=_ok())
-def forget(memory: str, body: ForgetIn, db: DatabaseDep, caller: CallerDep) -> ForgetResult:
-    """Remove every observation whose text holds all the query's words."""
-    b = _m(db, caller, memory, tier_of("forget"))
-    return b.memory.forget(body.query, purge=body.purge, dry_run=body.dry_run)
 
 
 # -- turns and sessions ---------------------------------------------------------------------
@@ -606,34 +553,7 @@ def delete_session(
     }
 
 
-@router.get(
-    "/memories/{memory}/sessions/{session_id}/turns", response_model=TurnPage, responses=_ok()
-)
-def list_turns(
-    memory: str,
-    session_id: str,
-    db: DatabaseDep,
-    caller: CallerDep,
-    limit: Annotated[int, Query(ge=1)] = 100,
-    cursor: Annotated[str | None, Query(max_length=200)] = None,
-    offset: Annotated[int, Query(ge=0)] = 0,
-) -> TurnPage:
-    """A session's turns, oldest first."""
-    b = _m(db, caller, memory, tier_of("list_turns"))
-    return b.memory.list_turns(session_id, limit=limit, cursor=cursor, offset=offset)
-
-
 # -- files ----------------------------------------------------------------------------------
-
-
-@router.get("/memories/{memory}/files", response_model=list[AppendixFile], responses=_ok())
-def list_files(
-    memory: str,
-    db: DatabaseDep,
-    caller: CallerDep,
-    prefix: Annotated[str | None, Query(max_length=L.file_path_chars)] = None,
-) -> list[AppendixFile]:
-    return _m(db, caller, memory, tier_of("list_files")).memory.list_files(prefix)
 
 
 @router.put(

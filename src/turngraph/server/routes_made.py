@@ -67,7 +67,7 @@ def _sized(p: Param, kind: Callable[..., Any]) -> Any:
         )
     if p.required and p.annotation is str:
         sizes["min_length"] = 1
-    if p.where == "path":
+    if kind is not Field:  # Path and Query take their default from the signature
         return kind(**sizes)
     return kind(... if p.required else p.default, **sizes)
 
@@ -93,7 +93,11 @@ def endpoint(op: Operation) -> Callable[..., Any]:
     for p in params:
         if p.where in ("path", "query"):
             marker: FastAPIParam = _sized(p, Path if p.where == "path" else Query)
-            sig.append(inspect.Parameter(p.name, kw, annotation=Annotated[p.annotation, marker]))
+            sig.append(
+                inspect.Parameter(
+                    p.name, kw, annotation=Annotated[p.annotation, marker], default=p.default
+                )
+            )
     if body is not None:
         optional = all(not f.is_required() for f in body.model_fields.values())
         sig.append(
