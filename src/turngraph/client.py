@@ -272,27 +272,6 @@ class _Calls:
             json=_clean({"metadata": metadata, "session_id": session_id}) or {"metadata": None},
         )
 
-    def list_sessions(self, limit: int, offset: int) -> _Call[SessionPage]:
-        return _Call(
-            "GET",
-            f"{self.base}/sessions",
-            _model(SessionPage),
-            params={"limit": limit, "offset": offset},
-        )
-
-    def get_turn(self, turn_id: str) -> _Call[TurnDetail]:
-        return _Call("GET", f"{self.base}/turns/{_seg(turn_id)}", _model(TurnDetail))
-
-    def list_turn_details(
-        self, session_id: str, limit: int, cursor: str | None
-    ) -> _Call[TurnDetailPage]:
-        return _Call(
-            "GET",
-            f"{self.base}/sessions/{_seg(session_id)}/turn-details",
-            _model(TurnDetailPage),
-            params=_clean({"limit": limit, "cursor": cursor}),
-        )
-
     def neighborhood(self, name: str, limit: int) -> _Call[Neighborhood]:
         return _Call(
             "GET",
@@ -436,15 +415,20 @@ class RemoteMemory(_Remote):
         return self._run(self._c.create_session(metadata, session_id))
 
     def list_sessions(self, *, limit: int = 50, offset: int = 0) -> SessionPage:
-        return self._run(self._c.list_sessions(limit, offset))
+        result: SessionPage = self._run(self._c.made("list_sessions", limit=limit, offset=offset))
+        return result
 
     def get_turn(self, turn_id: str) -> TurnDetail:
-        return self._run(self._c.get_turn(turn_id))
+        result: TurnDetail = self._run(self._c.made("get_turn", turn_id))
+        return result
 
     def list_turn_details(
         self, session_id: str, *, limit: int = 20, cursor: str | None = None
     ) -> TurnDetailPage:
-        return self._run(self._c.list_turn_details(session_id, limit, cursor))
+        result: TurnDetailPage = self._run(
+            self._c.made("list_turn_details", session_id, limit=limit, cursor=cursor)
+        )
+        return result
 
     def neighborhood(self, name: str, *, limit: int = 200) -> Neighborhood:
         return self._run(self._c.neighborhood(name, limit))
@@ -605,15 +589,22 @@ class AsyncRemoteMemory(_Remote):
         return await self._run(self._c.create_session(metadata, session_id))
 
     async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> SessionPage:
-        return await self._run(self._c.list_sessions(limit, offset))
+        result: SessionPage = await self._run(
+            self._c.made("list_sessions", limit=limit, offset=offset)
+        )
+        return result
 
     async def get_turn(self, turn_id: str) -> TurnDetail:
-        return await self._run(self._c.get_turn(turn_id))
+        result: TurnDetail = await self._run(self._c.made("get_turn", turn_id))
+        return result
 
     async def list_turn_details(
         self, session_id: str, *, limit: int = 20, cursor: str | None = None
     ) -> TurnDetailPage:
-        return await self._run(self._c.list_turn_details(session_id, limit, cursor))
+        result: TurnDetailPage = await self._run(
+            self._c.made("list_turn_details", session_id, limit=limit, cursor=cursor)
+        )
+        return result
 
     async def neighborhood(self, name: str, *, limit: int = 200) -> Neighborhood:
         return await self._run(self._c.neighborhood(name, limit))

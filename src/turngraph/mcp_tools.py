@@ -16,8 +16,6 @@ from turngraph.models import (
     BatchResult,
     EntityDeleteResult,
     Session,
-    SessionPage,
-    TurnDetail,
 )
 
 Str = Annotated[str, Field(min_length=1)]
@@ -89,22 +87,6 @@ def register_more_tools(
     @tool("Start a session; metadata (any JSON) is kept as given.")
     def create_session(metadata: Any = None, session_id: str | None = None) -> Session:
         result: Session = call(lambda: mem().create_session(metadata, session_id=session_id))
-        return result
-
-    @tool("Sessions, newest first, paged (limit at most 200).")
-    def list_sessions(
-        limit: Annotated[int, Field(ge=1, le=200)] = 50,
-        offset: Annotated[int, Field(ge=0)] = 0,
-    ) -> SessionPage:
-        result: SessionPage = call(lambda: mem().list_sessions(limit=limit, offset=offset))
-        return result
-
-    @tool(
-        "One turn by id with what it taught the memory: entities, relationships, attribute "
-        "versions, corrections, actions, instructions, uncertainties."
-    )
-    def get_turn(turn_id: Str) -> TurnDetail:
-        result: TurnDetail = call(lambda: mem().get_turn(turn_id))
         return result
 
     @tool("Delete a session with its turns and what only they taught.")

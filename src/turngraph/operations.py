@@ -284,7 +284,8 @@ OPERATIONS: tuple[Operation, ...] = (
         ("GET", "/sessions"),
         "list_sessions",
         "sessions list",
-        hand=_ALL_HAND,
+        hand={"cli": _RENDERED},
+        about="Sessions, newest first, paged (limit at most 200).",
     ),
     _op(
         "get_turn",
@@ -294,7 +295,9 @@ OPERATIONS: tuple[Operation, ...] = (
         None,
         cli="`turns SESSION --json` and `state` show what turns taught; one turn by id is "
         "the inspector's read",
-        hand=_ALL_HAND,
+        hand={"cli": _RENDERED},
+        about="One turn by id with what it taught the memory: entities, relationships, "
+        "attribute versions, corrections, actions, instructions, uncertainties.",
     ),
     _op(
         "list_turn_details",
@@ -304,7 +307,7 @@ OPERATIONS: tuple[Operation, ...] = (
         None,
         mcp=_PAGES,
         cli=_PAGES,
-        hand=_ALL_HAND,
+        limits={"session_id": "session_id_chars"},
     ),
     _op(
         "neighborhood",
