@@ -214,9 +214,6 @@ class _Calls:
             headers=_idem(key),
         )
 
-    def get_entity(self, name: str) -> _Call[Entity]:
-        return _Call("GET", f"{self.base}/entities/{_seg(name)}", _model(Entity))
-
     def delete_entity(self, name: str, entity_type: str | None) -> _Call[EntityDeleteResult]:
         return _Call(
             "DELETE",
@@ -262,14 +259,6 @@ class _Calls:
             _model(BatchResult),
             json=_clean({"messages": [dict(m) for m in messages], **fields}),
             headers=_idem(key),
-        )
-
-    def create_session(self, metadata: Any, session_id: str | None) -> _Call[Session]:
-        return _Call(
-            "POST",
-            f"{self.base}/sessions",
-            _model(Session),
-            json=_clean({"metadata": metadata, "session_id": session_id}) or {"metadata": None},
         )
 
     def neighborhood(self, name: str, limit: int) -> _Call[Neighborhood]:
@@ -335,9 +324,6 @@ class _Calls:
             ),
         )
 
-    def delete_file(self, path: str) -> _Call[AppendixFile]:
-        return _Call("DELETE", f"{self.base}/files/{quote(path, safe='/')}", _model(AppendixFile))
-
     def list_proposals(self, status: str | None) -> _Call[list[MergeProposal]]:
         return _Call(
             "GET",
@@ -380,7 +366,8 @@ class RemoteMemory(_Remote):
         return result
 
     def get_entity(self, name: str) -> Entity:
-        return self._run(self._c.get_entity(name))
+        result: Entity = self._run(self._c.made("get_entity", name))
+        return result
 
     def list_entities(
         self, type: str | None = None, *, limit: int = 100, offset: int = 0
@@ -412,7 +399,8 @@ class RemoteMemory(_Remote):
         return self._run(self._c.remember_many(messages, fields))
 
     def create_session(self, metadata: Any = None, *, session_id: str | None = None) -> Session:
-        return self._run(self._c.create_session(metadata, session_id))
+        result: Session = self._run(self._c.made("create_session", metadata, session_id=session_id))
+        return result
 
     def list_sessions(self, *, limit: int = 50, offset: int = 0) -> SessionPage:
         result: SessionPage = self._run(self._c.made("list_sessions", limit=limit, offset=offset))
@@ -489,7 +477,8 @@ class RemoteMemory(_Remote):
         return result
 
     def delete_file(self, path: str) -> AppendixFile:
-        return self._run(self._c.delete_file(path))
+        result: AppendixFile = self._run(self._c.made("delete_file", path))
+        return result
 
     def consolidate(self) -> list[MergeProposal]:
         result: list[MergeProposal] = self._run(self._c.made("consolidate"))
@@ -548,7 +537,8 @@ class AsyncRemoteMemory(_Remote):
         return result
 
     async def get_entity(self, name: str) -> Entity:
-        return await self._run(self._c.get_entity(name))
+        result: Entity = await self._run(self._c.made("get_entity", name))
+        return result
 
     async def list_entities(
         self, type: str | None = None, *, limit: int = 100, offset: int = 0
@@ -586,7 +576,10 @@ class AsyncRemoteMemory(_Remote):
     async def create_session(
         self, metadata: Any = None, *, session_id: str | None = None
     ) -> Session:
-        return await self._run(self._c.create_session(metadata, session_id))
+        result: Session = await self._run(
+            self._c.made("create_session", metadata, session_id=session_id)
+        )
+        return result
 
     async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> SessionPage:
         result: SessionPage = await self._run(
@@ -665,7 +658,8 @@ class AsyncRemoteMemory(_Remote):
         return result
 
     async def delete_file(self, path: str) -> AppendixFile:
-        return await self._run(self._c.delete_file(path))
+        result: AppendixFile = await self._run(self._c.made("delete_file", path))
+        return result
 
     async def consolidate(self) -> list[MergeProposal]:
         result: list[MergeProposal] = await self._run(self._c.made("consolidate"))

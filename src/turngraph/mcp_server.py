@@ -36,7 +36,6 @@ from turngraph.memory import Memory
 from turngraph.models import (
     AppendixFile,
     DeleteResult,
-    Entity,
     RecallResult,
     RememberResult,
     State,
@@ -338,10 +337,6 @@ def build_server(
     )
     def delete_observation(slug: Str) -> DeleteResult:
         return _call(lambda: mem().delete_observation(slug))
-
-    @tool("An entity by any of its names: description, relationships, observations.")
-    def get_entity(name: Str) -> Entity:
-        return _call(lambda: mem().get_entity(name))
 
     @tool(
         "What the memory knows now (or as_of a time): entities, attributes, relations and "

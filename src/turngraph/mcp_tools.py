@@ -12,10 +12,8 @@ from pydantic import BaseModel, Field
 
 from turngraph.memory import Memory
 from turngraph.models import (
-    AppendixFile,
     BatchResult,
     EntityDeleteResult,
-    Session,
 )
 
 Str = Annotated[str, Field(min_length=1)]
@@ -84,16 +82,6 @@ def register_more_tools(
         result: EntityDeleteResult = call(lambda: mem().delete_entity(name, entity_type))
         return result
 
-    @tool("Start a session; metadata (any JSON) is kept as given.")
-    def create_session(metadata: Any = None, session_id: str | None = None) -> Session:
-        result: Session = call(lambda: mem().create_session(metadata, session_id=session_id))
-        return result
-
     @tool("Delete a session with its turns and what only they taught.")
     def delete_session(session_id: Str) -> dict[str, int]:
         return {"deleted_turns": call(lambda: mem().delete_session(session_id))}
-
-    @tool("Delete an appendix file no observation references.")
-    def delete_file(path: Str) -> AppendixFile:
-        result: AppendixFile = call(lambda: mem().delete_file(path))
-        return result

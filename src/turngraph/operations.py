@@ -55,6 +55,10 @@ class Operation:
     # What a made tool or command says it does (default: the core docstring's first
     # paragraph): the agent-facing text, when it should differ from the developer's.
     about: str | None = None
+    # Path arguments that may hold '/' (``{name:path}`` in the route), and the status of a
+    # made route's success.
+    slashes: tuple[str, ...] = ()
+    status: int = 200
 
     def made(self, face: Face) -> bool:
         """Whether ``face`` reaches this operation through the form made from the table."""
@@ -71,6 +75,8 @@ def _op(
     hand: Mapping[Face, str] | None = None,
     limits: Mapping[str, str] | None = None,
     about: str | None = None,
+    slashes: tuple[str, ...] = (),
+    status: int = 200,
     **omitted: str,
 ) -> Operation:
     """A row; faces not in ``hand`` (and not omitted) are made from it."""
@@ -84,6 +90,8 @@ def _op(
         MappingProxyType({f: r for f, r in (hand or {}).items() if f not in omitted}),
         MappingProxyType(dict(limits or {})),
         about,
+        slashes,
+        status,
     )
 
 
@@ -190,7 +198,10 @@ OPERATIONS: tuple[Operation, ...] = (
         ("GET", "/entities/{name}"),
         "get_entity",
         "entities",
-        hand={**_ALL_HAND, "http": _SLASHES},
+        hand={"cli": _RENDERED},
+        slashes=("name",),
+        limits={"name": "entity_name_chars"},
+        about="An entity by any of its names: description, relationships, observations.",
     ),
     _op(
         "list_entities",
@@ -276,7 +287,10 @@ OPERATIONS: tuple[Operation, ...] = (
         ("POST", "/sessions"),
         "create_session",
         "sessions create",
-        hand=_ALL_HAND,
+        hand={"cli": _RENDERED},
+        status=201,
+        limits={"session_id": "session_id_chars"},
+        about="Start a session; metadata (any JSON) is kept as given.",
     ),
     _op(
         "list_sessions",
@@ -387,7 +401,10 @@ OPERATIONS: tuple[Operation, ...] = (
         ("DELETE", "/files/{path}"),
         "delete_file",
         "files delete",
-        hand={**_ALL_HAND, "http": _SLASHES},
+        hand={"cli": _RENDERED},
+        slashes=("path",),
+        limits={"path": "file_path_chars"},
+        about="Delete an appendix file no observation references.",
     ),
     _op(
         "consolidate",

@@ -26,13 +26,11 @@ from turngraph.models import (
     AppendixFile,
     BatchResult,
     DeleteResult,
-    Entity,
     EntityDeleteResult,
     MemoryInfo,
     MergeProposal,
     RecallResult,
     RememberResult,
-    Session,
     StateEntity,
     WriteResult,
 )
@@ -444,12 +442,6 @@ def context(
 # -- entities -------------------------------------------------------------------------------
 
 
-@router.get("/memories/{memory}/entities/{name:path}", response_model=Entity, responses=_ok())
-def get_entity(memory: str, name: str, db: DatabaseDep, caller: CallerDep) -> Entity:
-    """An entity by any of its names, with its neighborhood and observations (bounded)."""
-    return _m(db, caller, memory, tier_of("get_entity")).memory.get_entity(name)
-
-
 @router.delete(
     "/memories/{memory}/entities/{name:path}", response_model=EntityDeleteResult, responses=_ok()
 )
@@ -529,18 +521,6 @@ def remember_many(
     )
 
 
-@router.post(
-    "/memories/{memory}/sessions", status_code=201, response_model=Session, responses=_ok()
-)
-def create_session(
-    memory: str, db: DatabaseDep, caller: CallerDep, body: SessionIn | None = None
-) -> Session:
-    """Start a session; metadata (any JSON) is kept as given."""
-    b = _m(db, caller, memory, tier_of("create_session"))
-    body = body or SessionIn()
-    return b.memory.create_session(body.metadata, session_id=body.session_id)
-
-
 @router.delete("/memories/{memory}/sessions/{session_id}", responses=_ok())
 def delete_session(
     memory: str, session_id: str, db: DatabaseDep, caller: CallerDep
@@ -604,13 +584,6 @@ def get_file(memory: str, path: str, db: DatabaseDep, caller: CallerDep) -> Resp
     found = _m(db, caller, memory, tier_of("get_file")).memory.get_file(path)
     meta = json.dumps(found.file.model_dump(mode="json"), ensure_ascii=True)
     return Response(found.data, media_type=found.file.content_type, headers={"X-File-Meta": meta})
-
-
-@router.delete(
-    "/memories/{memory}/files/{path:path}", response_model=AppendixFile, responses=_ok(409)
-)
-def delete_file(memory: str, path: str, db: DatabaseDep, caller: CallerDep) -> AppendixFile:
-    return _m(db, caller, memory, tier_of("delete_file")).memory.delete_file(path)
 
 
 # -- consolidation --------------------------------------------------------------------------

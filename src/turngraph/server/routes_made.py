@@ -37,10 +37,13 @@ def made_router(table: Sequence[Operation] | None = None) -> APIRouter:
             continue
         method, path = op.http
         writes = method != "GET"
+        for name in op.slashes:
+            path = path.replace(f"{{{name}}}", f"{{{name}:path}}")
         router.add_api_route(
             BASE + path,
             endpoint(op),
             methods=[method],
+            status_code=op.status,
             response_model=result_of(op),
             responses=_ok(409, 413) if writes else _ok(),
             name=op.name,
@@ -135,7 +138,13 @@ def endpoint(op: Operation) -> Callable[..., Any]:
             **(sent.model_dump(mode="json") if sent is not None else {}),
         }
         return _once(
-            bound, given["request"], key, op.name, echo, lambda: method(**args, idempotency_key=key)
+            bound,
+            given["request"],
+            key,
+            op.name,
+            echo,
+            lambda: method(**args, idempotency_key=key),
+            status=op.status,
         )
 
     run.__name__ = op.name
