@@ -214,14 +214,6 @@ class _Calls:
             headers=_idem(key),
         )
 
-    def delete_entity(self, name: str, entity_type: str | None) -> _Call[EntityDeleteResult]:
-        return _Call(
-            "DELETE",
-            f"{self.base}/entities/{_seg(name)}",
-            _model(EntityDeleteResult),
-            params=_clean({"type": entity_type}),
-        )
-
     def recall(self, query: str | None, options: dict[str, Any]) -> _Call[RecallResult]:
         body = _clean({"query": query, **options})
         for name in ("since", "until", "as_of"):
@@ -261,14 +253,6 @@ class _Calls:
             headers=_idem(key),
         )
 
-    def neighborhood(self, name: str, limit: int) -> _Call[Neighborhood]:
-        return _Call(
-            "GET",
-            f"{self.base}/graph",
-            _model(Neighborhood),
-            params={"entity": name, "limit": limit},
-        )
-
     def preview_delete_observation(self, slug: str) -> _Call[DeleteResult]:
         return _Call(
             "DELETE",
@@ -282,16 +266,6 @@ class _Calls:
             "DELETE",
             f"{self.base}/sessions/{_seg(session_id)}",
             lambda r: int(r.json()["deleted_turns"]),
-        )
-
-    def entity_states(
-        self, entity_type: str | None, limit: int, offset: int
-    ) -> _Call[list[StateEntity]]:
-        return _Call(
-            "GET",
-            f"{self.base}/state/entities",
-            _model(list[StateEntity]),
-            params=_clean({"type": entity_type, "limit": limit, "offset": offset}),
         )
 
     def put_file(
@@ -378,7 +352,8 @@ class RemoteMemory(_Remote):
         return result
 
     def delete_entity(self, name: str, entity_type: str | None = None) -> EntityDeleteResult:
-        return self._run(self._c.delete_entity(name, entity_type))
+        result: EntityDeleteResult = self._run(self._c.made("delete_entity", name, entity_type))
+        return result
 
     def recall(self, query: str | None = None, **options: Any) -> RecallResult:
         return self._run(self._c.recall(query, options))
@@ -419,7 +394,8 @@ class RemoteMemory(_Remote):
         return result
 
     def neighborhood(self, name: str, *, limit: int = 200) -> Neighborhood:
-        return self._run(self._c.neighborhood(name, limit))
+        result: Neighborhood = self._run(self._c.made("neighborhood", name, limit=limit))
+        return result
 
     def preview_delete_observation(self, slug: str) -> DeleteResult:
         return self._run(self._c.preview_delete_observation(slug))
@@ -446,7 +422,10 @@ class RemoteMemory(_Remote):
     def entity_states(
         self, entity_type: str | None = None, *, limit: int = 100, offset: int = 0
     ) -> list[StateEntity]:
-        return self._run(self._c.entity_states(entity_type, limit, offset))
+        result: list[StateEntity] = self._run(
+            self._c.made("entity_states", entity_type, limit=limit, offset=offset)
+        )
+        return result
 
     def entity_state(self, entity_type: str, name: str) -> EntityState:
         result: EntityState = self._run(self._c.made("entity_state", entity_type, name))
@@ -549,7 +528,10 @@ class AsyncRemoteMemory(_Remote):
         return result
 
     async def delete_entity(self, name: str, entity_type: str | None = None) -> EntityDeleteResult:
-        return await self._run(self._c.delete_entity(name, entity_type))
+        result: EntityDeleteResult = await self._run(
+            self._c.made("delete_entity", name, entity_type)
+        )
+        return result
 
     async def recall(self, query: str | None = None, **options: Any) -> RecallResult:
         return await self._run(self._c.recall(query, options))
@@ -600,7 +582,8 @@ class AsyncRemoteMemory(_Remote):
         return result
 
     async def neighborhood(self, name: str, *, limit: int = 200) -> Neighborhood:
-        return await self._run(self._c.neighborhood(name, limit))
+        result: Neighborhood = await self._run(self._c.made("neighborhood", name, limit=limit))
+        return result
 
     async def preview_delete_observation(self, slug: str) -> DeleteResult:
         return await self._run(self._c.preview_delete_observation(slug))
@@ -627,7 +610,10 @@ class AsyncRemoteMemory(_Remote):
     async def entity_states(
         self, entity_type: str | None = None, *, limit: int = 100, offset: int = 0
     ) -> list[StateEntity]:
-        return await self._run(self._c.entity_states(entity_type, limit, offset))
+        result: list[StateEntity] = await self._run(
+            self._c.made("entity_states", entity_type, limit=limit, offset=offset)
+        )
+        return result
 
     async def entity_state(self, entity_type: str, name: str) -> EntityState:
         result: EntityState = await self._run(self._c.made("entity_state", entity_type, name))

@@ -42,10 +42,12 @@ def made_call(
     assert op.http is not None
     bound = inspect.signature(core_method(op)).bind(None, *args, **kwargs)
     given = dict(list(bound.arguments.items())[1:])
-    where = {p.name: p.where for p in params_of(op)}
+    params = params_of(op)
+    where = {p.name: p.where for p in params}
+    wire = {p.name: p.wire for p in params}
     method, path = op.http
     url = base + PATH_PARAM.sub(lambda m: _seg(str(given[m.group(1)])), path)
-    rest = {k: v for k, v in given.items() if where[k] in ("query", "body")}
+    rest = {wire[k]: v for k, v in given.items() if where[k] in ("query", "body")}
     headers = {}
     if "header" in where.values():
         headers = _idem(given.get("idempotency_key"))

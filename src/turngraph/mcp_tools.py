@@ -13,7 +13,6 @@ from pydantic import BaseModel, Field
 from turngraph.memory import Memory
 from turngraph.models import (
     BatchResult,
-    EntityDeleteResult,
 )
 
 Str = Annotated[str, Field(min_length=1)]
@@ -66,20 +65,6 @@ def register_more_tools(
                 idempotency_key=idempotency_key,
             )
         )
-        return result
-
-    @tool("Entities ordered by type then name, as the state shows them.")
-    def entity_states(
-        type: str | None = None,
-        limit: Annotated[int, Field(ge=1, le=500)] = 100,
-        offset: Annotated[int, Field(ge=0)] = 0,
-    ) -> Listed:
-        rows = call(lambda: mem().entity_states(type, limit=limit, offset=offset))
-        return listed([e.model_dump(mode="json") for e in rows], "entities")
-
-    @tool("Remove an entity with its attributes and relationships; observations stay.")
-    def delete_entity(name: Str, entity_type: str | None = None) -> EntityDeleteResult:
-        result: EntityDeleteResult = call(lambda: mem().delete_entity(name, entity_type))
         return result
 
     @tool("Delete a session with its turns and what only they taught.")

@@ -59,6 +59,9 @@ class Operation:
     # made route's success.
     slashes: tuple[str, ...] = ()
     status: int = 200
+    # A core argument's name on the HTTP wire, where the route's query names it otherwise
+    # (``type`` for ``entity_type``); the MCP tool and the CLI use the core's names.
+    wire: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def made(self, face: Face) -> bool:
         """Whether ``face`` reaches this operation through the form made from the table."""
@@ -77,6 +80,7 @@ def _op(
     about: str | None = None,
     slashes: tuple[str, ...] = (),
     status: int = 200,
+    wire: Mapping[str, str] | None = None,
     **omitted: str,
 ) -> Operation:
     """A row; faces not in ``hand`` (and not omitted) are made from it."""
@@ -92,6 +96,7 @@ def _op(
         about,
         slashes,
         status,
+        MappingProxyType(dict(wire or {})),
     )
 
 
@@ -219,7 +224,11 @@ OPERATIONS: tuple[Operation, ...] = (
         ("DELETE", "/entities/{name}"),
         "delete_entity",
         "forget",
-        hand={**_ALL_HAND, "http": _SLASHES},
+        hand={"cli": _RENDERED},
+        slashes=("name",),
+        wire={"entity_type": "type"},
+        limits={"name": "entity_name_chars", "entity_type": "entity_type_chars"},
+        about="Remove an entity with its attributes and relationships; observations stay.",
     ),
     _op(
         "entity_state",
@@ -237,7 +246,10 @@ OPERATIONS: tuple[Operation, ...] = (
         ("GET", "/state/entities"),
         "entity_states",
         "state",
-        hand=_ALL_HAND,
+        hand={"cli": _RENDERED},
+        wire={"entity_type": "type"},
+        limits={"entity_type": "entity_type_chars", "limit": "state_items"},
+        about="Entities ordered by type then name, as the state shows them.",
     ),
     _op(
         "entity_history",
@@ -331,7 +343,8 @@ OPERATIONS: tuple[Operation, ...] = (
         None,
         mcp=_PAGES,
         cli=_PAGES,
-        hand=_ALL_HAND,
+        wire={"name": "entity"},
+        limits={"name": "entity_name_chars"},
     ),
     _op(
         "preview_delete_observation",
@@ -501,6 +514,7 @@ class Param:
     default: Any  # inspect.Parameter.empty when required
     where: str
     limit: int | None
+    wire: str  # its name in the query string or the body
 
     @property
     def required(self) -> bool:
@@ -538,7 +552,8 @@ def params_of(op: Operation, limits: Limits | None = None) -> list[Param]:
             where = "query" if method in ("GET", "DELETE") else "body"
         limit_name = op.limits.get(p.name)
         limit = getattr(limits, limit_name) if limit_name else None
-        out.append(Param(p.name, hints.get(p.name, Any), p.default, where, limit))
+        wire = op.wire.get(p.name, p.name)
+        out.append(Param(p.name, hints.get(p.name, Any), p.default, where, limit, wire))
     return out
 
 

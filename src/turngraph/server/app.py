@@ -34,7 +34,7 @@ log = logging.getLogger("turngraph.server")
 
 def create_app(settings: ServerSettings | None = None, *, db: Database | None = None) -> FastAPI:
     """The application for ``settings`` (or on an open ``db``, which the caller closes)."""
-    from turngraph.server import admin_api, graph_api, inspect_api, memory_api, ui
+    from turngraph.server import admin_api, graph_api, memory_api, ui
     from turngraph.server.routes_made import made_router
 
     settings = settings or ServerSettings()
@@ -66,7 +66,6 @@ def create_app(settings: ServerSettings | None = None, *, db: Database | None = 
     app.include_router(memory_api.router)
     app.include_router(graph_api.router)
     app.include_router(made_router())  # the table's routes, after the hand-written ones
-    app.include_router(inspect_api.router)
     app.include_router(admin_api.router)
     ui.mount(app)
     # MCP over streamable HTTP, with the same keys and tiers (not in the OpenAPI document).

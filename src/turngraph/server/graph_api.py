@@ -26,12 +26,10 @@ from turngraph.models import (
     AppendixFile,
     BatchResult,
     DeleteResult,
-    EntityDeleteResult,
     MemoryInfo,
     MergeProposal,
     RecallResult,
     RememberResult,
-    StateEntity,
     WriteResult,
 )
 from turngraph.operations import tier_of
@@ -440,34 +438,6 @@ def context(
 
 
 # -- entities -------------------------------------------------------------------------------
-
-
-@router.delete(
-    "/memories/{memory}/entities/{name:path}", response_model=EntityDeleteResult, responses=_ok()
-)
-def delete_entity(
-    memory: str,
-    name: str,
-    db: DatabaseDep,
-    caller: CallerDep,
-    type: Annotated[str | None, Query(max_length=L.entity_type_chars)] = None,
-) -> EntityDeleteResult:
-    """Remove an entity with its attributes and relationships; observations stay."""
-    return _m(db, caller, memory, tier_of("delete_entity")).memory.delete_entity(name, type)
-
-
-@router.get("/memories/{memory}/state/entities", response_model=list[StateEntity], responses=_ok())
-def entity_states(
-    memory: str,
-    db: DatabaseDep,
-    caller: CallerDep,
-    type: Annotated[str | None, Query(max_length=L.entity_type_chars)] = None,
-    limit: Annotated[int, Query(ge=1, le=L.state_items)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
-) -> list[StateEntity]:
-    """Entities ordered by type then name, as the state shows them."""
-    b = _m(db, caller, memory, tier_of("entity_states"))
-    return b.memory.entity_states(type, limit=limit, offset=offset)
 
 
 # -- turns and sessions ---------------------------------------------------------------------

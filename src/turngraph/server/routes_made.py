@@ -70,6 +70,8 @@ def _sized(p: Param, kind: Callable[..., Any]) -> Any:
         )
     if p.required and p.annotation is str:
         sizes["min_length"] = 1
+    if p.wire != p.name:
+        sizes["alias"] = p.wire
     if kind is not Field:  # Path and Query take their default from the signature
         return kind(**sizes)
     return kind(... if p.required else p.default, **sizes)
