@@ -12,6 +12,8 @@ type. ``RemoteMemory`` and ``AsyncRemoteMemory`` reach every such operation by i
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic_core import to_jsonable_python
@@ -27,6 +29,41 @@ from turngraph.operations import (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What a made call needs, read from the row and the core method once per process."""
+
+    op: Operation
+    method: Callable[..., Any]
+    signature: inspect.Signature
+    where: dict[str, str]
+    wire: dict[str, str]
+    keyed: bool
+    parse: Callable[[Any], Any]
+
+
+_plans: dict[str, _Plan] = {}
+
+
+def _plan(op: Operation) -> _Plan:
+    method = core_method(op)
+    found = _plans.get(op.name)
+    if found is not None and found.op is op and found.method is method:
+        return found
+    params = params_of(op)
+    found = _Plan(
+        op,
+        method,
+        inspect.signature(method),
+        {p.name: p.where for p in params},
+        {p.name: p.wire for p in params},
+        any(p.where == "header" for p in params),
+        _model(result_of(op)),
+    )
+    _plans[op.name] = found
+    return found
+
+
 def made_operation(name: str) -> Operation | None:
     """The row of ``name`` when the client reaches it through the form the table makes."""
     op = find(name)
@@ -40,22 +77,17 @@ def made_call(
 ) -> _Call[Any]:
     """The HTTP call of ``op`` with these arguments, on the memory at ``base``."""
     assert op.http is not None
-    bound = inspect.signature(core_method(op)).bind(None, *args, **kwargs)
-    given = dict(list(bound.arguments.items())[1:])
-    params = params_of(op)
-    where = {p.name: p.where for p in params}
-    wire = {p.name: p.wire for p in params}
+    plan = _plan(op)
+    given = dict(list(plan.signature.bind(None, *args, **kwargs).arguments.items())[1:])
     method, path = op.http
     url = base + PATH_PARAM.sub(lambda m: _seg(str(given[m.group(1)])), path)
-    rest = {wire[k]: v for k, v in given.items() if where[k] in ("query", "body")}
-    headers = {}
-    if "header" in where.values():
-        headers = _idem(given.get("idempotency_key"))
-    parse = _model(result_of(op))
+    rest = {plan.wire[k]: v for k, v in given.items() if plan.where[k] in ("query", "body")}
+    headers = _idem(given.get("idempotency_key")) if plan.keyed else {}
     if method in ("GET", "DELETE"):
-        return _Call(method, url, parse, params=_clean(to_jsonable_python(rest)), headers=headers)
+        params = _clean(to_jsonable_python(rest))
+        return _Call(method, url, plan.parse, params=params, headers=headers)
     body = to_jsonable_python(rest) if rest else None
-    return _Call(method, url, parse, json=body, headers=headers)
+    return _Call(method, url, plan.parse, json=body, headers=headers)
 
 
 __all__ = ["made_call", "made_operation"]

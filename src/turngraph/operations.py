@@ -474,12 +474,18 @@ def operations() -> tuple[Operation, ...]:
     return OPERATIONS
 
 
+_index: tuple[tuple[Operation, ...], dict[str, Operation]] = (OPERATIONS, dict(BY_NAME))
+
+
 def find(name: str) -> Operation | None:
-    """The row of operation ``name``, or None."""
-    found = BY_NAME.get(name)
-    if found is not None and found in OPERATIONS:
-        return found
-    return next((op for op in OPERATIONS if op.name == name), None)
+    """The row of operation ``name``, or None (indexed once per version of the table)."""
+    global _index
+    table, index = _index
+    if table is not OPERATIONS:
+        table = OPERATIONS
+        index = {op.name: op for op in table}
+        _index = (table, index)
+    return index.get(name)
 
 
 def tier_of(name: str) -> Tier:
