@@ -194,3 +194,22 @@ def test_an_installed_package_declares_an_embedder_as_an_entry_point(
             assert [h.text for h in mem.recall("kayak", mode="dense", k=1).hits] == [TURNS[0]]
     finally:
         unregister_embedder("test-tiny")
+
+
+def test_only_an_extractor_registered_for_processes_is_spread_over_workers(
+    tmp_path: Path,
+) -> None:
+    from turngraph.extraction_pool import ProcessExtractor
+
+    settings = turngraph.Settings(extraction_workers=1)
+    with turngraph.open(tmp_path / "r.db", settings=settings) as db:
+        assert isinstance(db.extractor, ProcessExtractor)
+        mem = db.create_memory("m", retrieval={"embedder": "none"})
+        assert mem.remember("I live in Leeds").extraction.attributes
+    turngraph.register_extractor("test-shouting", lambda settings: ShoutingExtractor())
+    try:
+        shouting = turngraph.Settings(extractor="test-shouting", extraction_workers=1)
+        with turngraph.open(tmp_path / "s.db", settings=shouting) as db:
+            assert isinstance(db.extractor, ShoutingExtractor)
+    finally:
+        unregister_extractor("test-shouting")
