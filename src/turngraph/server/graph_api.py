@@ -1,6 +1,11 @@
 """The graph API (``/v1/...``): every operation of the embedded :class:`~turngraph.Memory`,
 over HTTP, with the same names and the same result shapes (snake_case JSON).
 
+This module holds the memories' routes and the operations' routes written by hand (a
+request model that reshapes the core's arguments, a file body, a dry-run delete); every
+other operation's route is made from the table of operations (``server/routes_made.py``),
+and the tier of each comes from that table.
+
 Tiers: ``read`` for recall and every read; ``read_write`` for remembering, adding
 observations, storing files, consolidating and rejecting proposals; ``full`` for updates,
 deletes, forget and accepting merges. ``Idempotency-Key`` on a write has the memory API's
