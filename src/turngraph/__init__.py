@@ -57,6 +57,7 @@ from turngraph.models import (
     TurnPage,
     WriteResult,
 )
+from turngraph.plugins import EmbedderRequest, register_embedder, register_extractor
 from turngraph.recall.embed import Embedder, OnnxEmbedder
 
 __version__ = "0.1.0"
@@ -72,6 +73,7 @@ __all__ = [
     "Database",
     "DeleteResult",
     "Embedder",
+    "EmbedderRequest",
     "Entity",
     "EntityDeleteResult",
     "EntityNeighborhood",
@@ -116,4 +118,6 @@ __all__ = [
     "ValidationError",
     "WriteResult",
     "open",
+    "register_embedder",
+    "register_extractor",
 ]

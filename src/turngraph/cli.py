@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel
 
 import turngraph
-from turngraph import cli_memory, cli_parser
+from turngraph import cli_made, cli_memory, cli_parser
 from turngraph.errors import (
     ConflictError,
     NotFoundError,
@@ -351,7 +351,7 @@ def _locomo_paths(names: Sequence[str]) -> list[Path]:
 
 def cmd_bench_extraction(args: argparse.Namespace) -> None:
     from turngraph.bench import extraction
-    from turngraph.extract import extractor_from_settings
+    from turngraph.plugins import extractor_from_settings
     from turngraph.server.settings import ServerSettings
 
     # TURNGRAPH_EXTRACTOR=llm (with TURNGRAPH_LLM_*) measures the language-model extractor.
@@ -592,6 +592,7 @@ def build_parser() -> argparse.ArgumentParser:
             "forget": lambda a: cli_memory.cmd_forget(a, _memory),
             "export": lambda a: cli_memory.cmd_export(a, _memory),
             "import": lambda a: cli_memory.cmd_import(a, _memory),
+            "made": lambda a: cli_made.run(a, _memory),
         }
     )
 

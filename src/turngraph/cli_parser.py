@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import turngraph
-from turngraph import cli_memory
+from turngraph import cli_made, cli_memory
 
 Handler = Callable[[argparse.Namespace], Any]
 
@@ -367,4 +367,5 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     b.add_argument("--json", dest="json_out", metavar="OUT", help="write the report as JSON")
     b.set_defaults(handler=handlers["bench_extraction"])
     cli_memory.add_parsers(add, actions, dict(handlers))
+    cli_made.add_parsers(add, actions, handlers["made"])
     return parser

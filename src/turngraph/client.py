@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from types import TracebackType
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -177,6 +177,15 @@ class _Calls:
     def info(self) -> _Call[MemoryInfo]:
         return _Call("GET", self.base, _model(MemoryInfo))
 
+    def made(self, name: str, *args: Any, **kwargs: Any) -> _Call[Any]:
+        """The call of operation ``name`` as the table of operations makes it."""
+        from turngraph.client_made import made_call, made_operation
+
+        op = made_operation(name)
+        if op is None:
+            raise AttributeError(f"the client does not reach operation {name!r}")
+        return made_call(self.base, op, args, kwargs)
+
     def add_observation(self, fields: dict[str, Any]) -> _Call[WriteResult]:
         key = fields.pop("idempotency_key", None)
         return _Call(
@@ -205,30 +214,6 @@ class _Calls:
             headers=_idem(key),
         )
 
-    def get_observation(self, slug: str) -> _Call[Observation]:
-        return _Call("GET", f"{self.base}/observations/{_seg(slug)}", _model(Observation))
-
-    def get_entity(self, name: str) -> _Call[Entity]:
-        return _Call("GET", f"{self.base}/entities/{_seg(name)}", _model(Entity))
-
-    def list_entities(
-        self, type: str | None, limit: int, offset: int
-    ) -> _Call[list[EntitySummary]]:
-        return _Call(
-            "GET",
-            f"{self.base}/entities",
-            _model(list[EntitySummary]),
-            params=_clean({"type": type, "limit": limit, "offset": offset}),
-        )
-
-    def delete_entity(self, name: str, entity_type: str | None) -> _Call[EntityDeleteResult]:
-        return _Call(
-            "DELETE",
-            f"{self.base}/entities/{_seg(name)}",
-            _model(EntityDeleteResult),
-            params=_clean({"type": entity_type}),
-        )
-
     def recall(self, query: str | None, options: dict[str, Any]) -> _Call[RecallResult]:
         body = _clean({"query": query, **options})
         for name in ("since", "until", "as_of"):
@@ -242,14 +227,6 @@ class _Calls:
             f"{self.base}/context",
             lambda r: str(r.json()["context"]),
             json=_clean({"query": query, **options}),
-        )
-
-    def forget(self, query: str, purge: bool, dry_run: bool) -> _Call[ForgetResult]:
-        return _Call(
-            "POST",
-            f"{self.base}/forget",
-            _model(ForgetResult),
-            json={"query": query, "purge": purge, "dry_run": dry_run},
         )
 
     def remember(self, text: str | None, fields: dict[str, Any]) -> _Call[RememberResult]:
@@ -276,43 +253,6 @@ class _Calls:
             headers=_idem(key),
         )
 
-    def create_session(self, metadata: Any, session_id: str | None) -> _Call[Session]:
-        return _Call(
-            "POST",
-            f"{self.base}/sessions",
-            _model(Session),
-            json=_clean({"metadata": metadata, "session_id": session_id}) or {"metadata": None},
-        )
-
-    def list_sessions(self, limit: int, offset: int) -> _Call[SessionPage]:
-        return _Call(
-            "GET",
-            f"{self.base}/sessions",
-            _model(SessionPage),
-            params={"limit": limit, "offset": offset},
-        )
-
-    def get_turn(self, turn_id: str) -> _Call[TurnDetail]:
-        return _Call("GET", f"{self.base}/turns/{_seg(turn_id)}", _model(TurnDetail))
-
-    def list_turn_details(
-        self, session_id: str, limit: int, cursor: str | None
-    ) -> _Call[TurnDetailPage]:
-        return _Call(
-            "GET",
-            f"{self.base}/sessions/{_seg(session_id)}/turn-details",
-            _model(TurnDetailPage),
-            params=_clean({"limit": limit, "cursor": cursor}),
-        )
-
-    def neighborhood(self, name: str, limit: int) -> _Call[Neighborhood]:
-        return _Call(
-            "GET",
-            f"{self.base}/graph",
-            _model(Neighborhood),
-            params={"entity": name, "limit": limit},
-        )
-
     def preview_delete_observation(self, slug: str) -> _Call[DeleteResult]:
         return _Call(
             "DELETE",
@@ -321,58 +261,11 @@ class _Calls:
             params={"dry_run": "true"},
         )
 
-    def get_session(self, session_id: str) -> _Call[Session]:
-        return _Call("GET", f"{self.base}/sessions/{_seg(session_id)}", _model(Session))
-
     def delete_session(self, session_id: str) -> _Call[int]:
         return _Call(
             "DELETE",
             f"{self.base}/sessions/{_seg(session_id)}",
             lambda r: int(r.json()["deleted_turns"]),
-        )
-
-    def list_turns(
-        self, session_id: str, limit: int, cursor: str | None, offset: int
-    ) -> _Call[TurnPage]:
-        return _Call(
-            "GET",
-            f"{self.base}/sessions/{_seg(session_id)}/turns",
-            _model(TurnPage),
-            params=_clean({"limit": limit, "cursor": cursor, "offset": offset}),
-        )
-
-    def state(self, as_of: Any, limit: int) -> _Call[State]:
-        at = as_of if as_of is None or isinstance(as_of, str) else as_of.isoformat()
-        return _Call(
-            "GET", f"{self.base}/state", _model(State), params=_clean({"as_of": at, "limit": limit})
-        )
-
-    def entity_states(
-        self, entity_type: str | None, limit: int, offset: int
-    ) -> _Call[list[StateEntity]]:
-        return _Call(
-            "GET",
-            f"{self.base}/state/entities",
-            _model(list[StateEntity]),
-            params=_clean({"type": entity_type, "limit": limit, "offset": offset}),
-        )
-
-    def entity_state(self, entity_type: str, name: str) -> _Call[EntityState]:
-        return _Call(
-            "GET",
-            f"{self.base}/state/entity",
-            _model(EntityState),
-            params={"entity_type": entity_type, "name": name},
-        )
-
-    def entity_history(
-        self, entity_type: str, name: str, key: str
-    ) -> _Call[list[AttributeVersion]]:
-        return _Call(
-            "GET",
-            f"{self.base}/history",
-            _model(list[AttributeVersion]),
-            params={"entity_type": entity_type, "name": name, "key": key},
         )
 
     def put_file(
@@ -405,36 +298,12 @@ class _Calls:
             ),
         )
 
-    def list_files(self, prefix: str | None) -> _Call[list[AppendixFile]]:
-        return _Call(
-            "GET",
-            f"{self.base}/files",
-            _model(list[AppendixFile]),
-            params=_clean({"prefix": prefix}),
-        )
-
-    def delete_file(self, path: str) -> _Call[AppendixFile]:
-        return _Call("DELETE", f"{self.base}/files/{quote(path, safe='/')}", _model(AppendixFile))
-
-    def consolidate(self) -> _Call[list[MergeProposal]]:
-        return _Call("POST", f"{self.base}/consolidate", _model(list[MergeProposal]))
-
     def list_proposals(self, status: str | None) -> _Call[list[MergeProposal]]:
         return _Call(
             "GET",
             f"{self.base}/proposals",
             _model(list[MergeProposal]),
             params={"status": status or "all"},
-        )
-
-    def accept_proposal(self, proposal_id: int) -> _Call[MergeResult]:
-        return _Call(
-            "POST", f"{self.base}/proposals/{int(proposal_id)}/accept", _model(MergeResult)
-        )
-
-    def reject_proposal(self, proposal_id: int) -> _Call[MergeProposal]:
-        return _Call(
-            "POST", f"{self.base}/proposals/{int(proposal_id)}/reject", _model(MergeProposal)
         )
 
 
@@ -467,18 +336,24 @@ class RemoteMemory(_Remote):
         return self._run(self._c.delete_observation(slug, idempotency_key))
 
     def get_observation(self, slug: str) -> Observation:
-        return self._run(self._c.get_observation(slug))
+        result: Observation = self._run(self._c.made("get_observation", slug))
+        return result
 
     def get_entity(self, name: str) -> Entity:
-        return self._run(self._c.get_entity(name))
+        result: Entity = self._run(self._c.made("get_entity", name))
+        return result
 
     def list_entities(
         self, type: str | None = None, *, limit: int = 100, offset: int = 0
     ) -> list[EntitySummary]:
-        return self._run(self._c.list_entities(type, limit, offset))
+        result: list[EntitySummary] = self._run(
+            self._c.made("list_entities", type, limit=limit, offset=offset)
+        )
+        return result
 
     def delete_entity(self, name: str, entity_type: str | None = None) -> EntityDeleteResult:
-        return self._run(self._c.delete_entity(name, entity_type))
+        result: EntityDeleteResult = self._run(self._c.made("delete_entity", name, entity_type))
+        return result
 
     def recall(self, query: str | None = None, **options: Any) -> RecallResult:
         return self._run(self._c.recall(query, options))
@@ -487,7 +362,10 @@ class RemoteMemory(_Remote):
         return self._run(self._c.context(query, options))
 
     def forget(self, query: str, *, purge: bool = False, dry_run: bool = False) -> ForgetResult:
-        return self._run(self._c.forget(query, purge, dry_run))
+        result: ForgetResult = self._run(
+            self._c.made("forget", query, purge=purge, dry_run=dry_run)
+        )
+        return result
 
     def remember(self, text: str | None = None, **fields: Any) -> RememberResult:
         return self._run(self._c.remember(text, fields))
@@ -496,27 +374,35 @@ class RemoteMemory(_Remote):
         return self._run(self._c.remember_many(messages, fields))
 
     def create_session(self, metadata: Any = None, *, session_id: str | None = None) -> Session:
-        return self._run(self._c.create_session(metadata, session_id))
+        result: Session = self._run(self._c.made("create_session", metadata, session_id=session_id))
+        return result
 
     def list_sessions(self, *, limit: int = 50, offset: int = 0) -> SessionPage:
-        return self._run(self._c.list_sessions(limit, offset))
+        result: SessionPage = self._run(self._c.made("list_sessions", limit=limit, offset=offset))
+        return result
 
     def get_turn(self, turn_id: str) -> TurnDetail:
-        return self._run(self._c.get_turn(turn_id))
+        result: TurnDetail = self._run(self._c.made("get_turn", turn_id))
+        return result
 
     def list_turn_details(
         self, session_id: str, *, limit: int = 20, cursor: str | None = None
     ) -> TurnDetailPage:
-        return self._run(self._c.list_turn_details(session_id, limit, cursor))
+        result: TurnDetailPage = self._run(
+            self._c.made("list_turn_details", session_id, limit=limit, cursor=cursor)
+        )
+        return result
 
     def neighborhood(self, name: str, *, limit: int = 200) -> Neighborhood:
-        return self._run(self._c.neighborhood(name, limit))
+        result: Neighborhood = self._run(self._c.made("neighborhood", name, limit=limit))
+        return result
 
     def preview_delete_observation(self, slug: str) -> DeleteResult:
         return self._run(self._c.preview_delete_observation(slug))
 
     def get_session(self, session_id: str) -> Session:
-        return self._run(self._c.get_session(session_id))
+        result: Session = self._run(self._c.made("get_session", session_id))
+        return result
 
     def delete_session(self, session_id: str) -> int:
         return self._run(self._c.delete_session(session_id))
@@ -524,21 +410,32 @@ class RemoteMemory(_Remote):
     def list_turns(
         self, session_id: str, *, limit: int = 100, cursor: str | None = None, offset: int = 0
     ) -> TurnPage:
-        return self._run(self._c.list_turns(session_id, limit, cursor, offset))
+        result: TurnPage = self._run(
+            self._c.made("list_turns", session_id, limit=limit, cursor=cursor, offset=offset)
+        )
+        return result
 
     def state(self, as_of: Any = None, *, limit: int = 100) -> State:
-        return self._run(self._c.state(as_of, limit))
+        result: State = self._run(self._c.made("state", as_of, limit=limit))
+        return result
 
     def entity_states(
         self, entity_type: str | None = None, *, limit: int = 100, offset: int = 0
     ) -> list[StateEntity]:
-        return self._run(self._c.entity_states(entity_type, limit, offset))
+        result: list[StateEntity] = self._run(
+            self._c.made("entity_states", entity_type, limit=limit, offset=offset)
+        )
+        return result
 
     def entity_state(self, entity_type: str, name: str) -> EntityState:
-        return self._run(self._c.entity_state(entity_type, name))
+        result: EntityState = self._run(self._c.made("entity_state", entity_type, name))
+        return result
 
     def entity_history(self, entity_type: str, name: str, key: str) -> list[AttributeVersion]:
-        return self._run(self._c.entity_history(entity_type, name, key))
+        result: list[AttributeVersion] = self._run(
+            self._c.made("entity_history", entity_type, name, key)
+        )
+        return result
 
     def put_file(
         self,
@@ -555,22 +452,42 @@ class RemoteMemory(_Remote):
         return self._run(self._c.get_file(path))
 
     def list_files(self, prefix: str | None = None) -> list[AppendixFile]:
-        return self._run(self._c.list_files(prefix))
+        result: list[AppendixFile] = self._run(self._c.made("list_files", prefix))
+        return result
 
     def delete_file(self, path: str) -> AppendixFile:
-        return self._run(self._c.delete_file(path))
+        result: AppendixFile = self._run(self._c.made("delete_file", path))
+        return result
 
     def consolidate(self) -> list[MergeProposal]:
-        return self._run(self._c.consolidate())
+        result: list[MergeProposal] = self._run(self._c.made("consolidate"))
+        return result
 
     def list_proposals(self, status: str | None = "open") -> list[MergeProposal]:
         return self._run(self._c.list_proposals(status))
 
     def accept_proposal(self, proposal_id: int) -> MergeResult:
-        return self._run(self._c.accept_proposal(proposal_id))
+        result: MergeResult = self._run(self._c.made("accept_proposal", proposal_id))
+        return result
 
     def reject_proposal(self, proposal_id: int) -> MergeProposal:
-        return self._run(self._c.reject_proposal(proposal_id))
+        result: MergeProposal = self._run(self._c.made("reject_proposal", proposal_id))
+        return result
+
+    if not TYPE_CHECKING:  # the typed methods above; this reaches the rest of the table
+
+        def __getattr__(self, name: str) -> Callable[..., Any]:
+            from turngraph.client_made import made_operation
+
+            if name.startswith("_") or made_operation(name) is None:
+                raise AttributeError(name)
+            calls, run = self.__dict__["_c"], self.__dict__["_run"]
+
+            def call(*args: Any, **kwargs: Any) -> Any:
+                return run(calls.made(name, *args, **kwargs))
+
+            call.__name__ = name
+            return call
 
 
 class AsyncRemoteMemory(_Remote):
@@ -595,18 +512,26 @@ class AsyncRemoteMemory(_Remote):
         return await self._run(self._c.delete_observation(slug, idempotency_key))
 
     async def get_observation(self, slug: str) -> Observation:
-        return await self._run(self._c.get_observation(slug))
+        result: Observation = await self._run(self._c.made("get_observation", slug))
+        return result
 
     async def get_entity(self, name: str) -> Entity:
-        return await self._run(self._c.get_entity(name))
+        result: Entity = await self._run(self._c.made("get_entity", name))
+        return result
 
     async def list_entities(
         self, type: str | None = None, *, limit: int = 100, offset: int = 0
     ) -> list[EntitySummary]:
-        return await self._run(self._c.list_entities(type, limit, offset))
+        result: list[EntitySummary] = await self._run(
+            self._c.made("list_entities", type, limit=limit, offset=offset)
+        )
+        return result
 
     async def delete_entity(self, name: str, entity_type: str | None = None) -> EntityDeleteResult:
-        return await self._run(self._c.delete_entity(name, entity_type))
+        result: EntityDeleteResult = await self._run(
+            self._c.made("delete_entity", name, entity_type)
+        )
+        return result
 
     async def recall(self, query: str | None = None, **options: Any) -> RecallResult:
         return await self._run(self._c.recall(query, options))
@@ -617,7 +542,10 @@ class AsyncRemoteMemory(_Remote):
     async def forget(
         self, query: str, *, purge: bool = False, dry_run: bool = False
     ) -> ForgetResult:
-        return await self._run(self._c.forget(query, purge, dry_run))
+        result: ForgetResult = await self._run(
+            self._c.made("forget", query, purge=purge, dry_run=dry_run)
+        )
+        return result
 
     async def remember(self, text: str | None = None, **fields: Any) -> RememberResult:
         return await self._run(self._c.remember(text, fields))
@@ -630,27 +558,39 @@ class AsyncRemoteMemory(_Remote):
     async def create_session(
         self, metadata: Any = None, *, session_id: str | None = None
     ) -> Session:
-        return await self._run(self._c.create_session(metadata, session_id))
+        result: Session = await self._run(
+            self._c.made("create_session", metadata, session_id=session_id)
+        )
+        return result
 
     async def list_sessions(self, *, limit: int = 50, offset: int = 0) -> SessionPage:
-        return await self._run(self._c.list_sessions(limit, offset))
+        result: SessionPage = await self._run(
+            self._c.made("list_sessions", limit=limit, offset=offset)
+        )
+        return result
 
     async def get_turn(self, turn_id: str) -> TurnDetail:
-        return await self._run(self._c.get_turn(turn_id))
+        result: TurnDetail = await self._run(self._c.made("get_turn", turn_id))
+        return result
 
     async def list_turn_details(
         self, session_id: str, *, limit: int = 20, cursor: str | None = None
     ) -> TurnDetailPage:
-        return await self._run(self._c.list_turn_details(session_id, limit, cursor))
+        result: TurnDetailPage = await self._run(
+            self._c.made("list_turn_details", session_id, limit=limit, cursor=cursor)
+        )
+        return result
 
     async def neighborhood(self, name: str, *, limit: int = 200) -> Neighborhood:
-        return await self._run(self._c.neighborhood(name, limit))
+        result: Neighborhood = await self._run(self._c.made("neighborhood", name, limit=limit))
+        return result
 
     async def preview_delete_observation(self, slug: str) -> DeleteResult:
         return await self._run(self._c.preview_delete_observation(slug))
 
     async def get_session(self, session_id: str) -> Session:
-        return await self._run(self._c.get_session(session_id))
+        result: Session = await self._run(self._c.made("get_session", session_id))
+        return result
 
     async def delete_session(self, session_id: str) -> int:
         return await self._run(self._c.delete_session(session_id))
@@ -658,21 +598,32 @@ class AsyncRemoteMemory(_Remote):
     async def list_turns(
         self, session_id: str, *, limit: int = 100, cursor: str | None = None, offset: int = 0
     ) -> TurnPage:
-        return await self._run(self._c.list_turns(session_id, limit, cursor, offset))
+        result: TurnPage = await self._run(
+            self._c.made("list_turns", session_id, limit=limit, cursor=cursor, offset=offset)
+        )
+        return result
 
     async def state(self, as_of: Any = None, *, limit: int = 100) -> State:
-        return await self._run(self._c.state(as_of, limit))
+        result: State = await self._run(self._c.made("state", as_of, limit=limit))
+        return result
 
     async def entity_states(
         self, entity_type: str | None = None, *, limit: int = 100, offset: int = 0
     ) -> list[StateEntity]:
-        return await self._run(self._c.entity_states(entity_type, limit, offset))
+        result: list[StateEntity] = await self._run(
+            self._c.made("entity_states", entity_type, limit=limit, offset=offset)
+        )
+        return result
 
     async def entity_state(self, entity_type: str, name: str) -> EntityState:
-        return await self._run(self._c.entity_state(entity_type, name))
+        result: EntityState = await self._run(self._c.made("entity_state", entity_type, name))
+        return result
 
     async def entity_history(self, entity_type: str, name: str, key: str) -> list[AttributeVersion]:
-        return await self._run(self._c.entity_history(entity_type, name, key))
+        result: list[AttributeVersion] = await self._run(
+            self._c.made("entity_history", entity_type, name, key)
+        )
+        return result
 
     async def put_file(
         self,
@@ -689,22 +640,42 @@ class AsyncRemoteMemory(_Remote):
         return await self._run(self._c.get_file(path))
 
     async def list_files(self, prefix: str | None = None) -> list[AppendixFile]:
-        return await self._run(self._c.list_files(prefix))
+        result: list[AppendixFile] = await self._run(self._c.made("list_files", prefix))
+        return result
 
     async def delete_file(self, path: str) -> AppendixFile:
-        return await self._run(self._c.delete_file(path))
+        result: AppendixFile = await self._run(self._c.made("delete_file", path))
+        return result
 
     async def consolidate(self) -> list[MergeProposal]:
-        return await self._run(self._c.consolidate())
+        result: list[MergeProposal] = await self._run(self._c.made("consolidate"))
+        return result
 
     async def list_proposals(self, status: str | None = "open") -> list[MergeProposal]:
         return await self._run(self._c.list_proposals(status))
 
     async def accept_proposal(self, proposal_id: int) -> MergeResult:
-        return await self._run(self._c.accept_proposal(proposal_id))
+        result: MergeResult = await self._run(self._c.made("accept_proposal", proposal_id))
+        return result
 
     async def reject_proposal(self, proposal_id: int) -> MergeProposal:
-        return await self._run(self._c.reject_proposal(proposal_id))
+        result: MergeProposal = await self._run(self._c.made("reject_proposal", proposal_id))
+        return result
+
+    if not TYPE_CHECKING:  # the typed methods above; this reaches the rest of the table
+
+        def __getattr__(self, name: str) -> Callable[..., Any]:
+            from turngraph.client_made import made_operation
+
+            if name.startswith("_") or made_operation(name) is None:
+                raise AttributeError(name)
+            calls, run = self.__dict__["_c"], self.__dict__["_run"]
+
+            async def call(*args: Any, **kwargs: Any) -> Any:
+                return await run(calls.made(name, *args, **kwargs))
+
+            call.__name__ = name
+            return call
 
 
 def _memories_call(body: dict[str, Any] | None = None) -> _Call[Any]:

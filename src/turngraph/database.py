@@ -20,13 +20,12 @@ from turngraph.errors import (
     TurngraphError,
     ValidationError,
 )
-from turngraph.extract import extractor_from_settings
 from turngraph.extract.base import Extractor
 from turngraph.extract.rules import RuleExtractor
 from turngraph.extraction_pool import ProcessExtractor
 from turngraph.memory import Memory
 from turngraph.models import MemoryInfo, RetrievalConfig, Visibility
-from turngraph.recall.embed import load_embedder
+from turngraph.plugins import extractor_from_settings, load_embedder
 from turngraph.recall.index import schedule
 from turngraph.store.base import MemoryRow, Store
 from turngraph.store.sqlite import SQLiteStore
@@ -41,19 +40,14 @@ def open(
 ) -> Database:
     """Open (creating if needed) the database at ``url``: a file path or ``sqlite:///path``.
 
-    One database holds many memories. ``extractor`` reads turns (default: the offline
-    :class:`~turngraph.extract.RuleExtractor`). Raises
+    One database holds many memories. ``extractor`` reads turns (default: the one
+    ``settings.extractor`` names in the registry of :mod:`turngraph.plugins`, the offline
+    rules unless told otherwise). Raises
     :class:`~turngraph.errors.ValidationError` for a URL scheme turngraph does not know.
     """
     settings = settings or Settings()
     if extractor is None:
         extractor = extractor_from_settings(settings)
-        if settings.extraction_workers > 0 and isinstance(extractor, RuleExtractor):
-            extractor = ProcessExtractor(
-                extractor,
-                workers=settings.extraction_workers,
-                timeout=settings.extraction_timeout_seconds,
-            )
     db = Database(open_store(url, settings=settings), extractor=extractor)
     db.resume_indexing()
     return db

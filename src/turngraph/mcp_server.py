@@ -30,22 +30,19 @@ from starlette.types import Receive, Scope, Send
 from turngraph.access import Tier, tier_allows
 from turngraph.database import Database
 from turngraph.errors import ForbiddenError, TurngraphError
+from turngraph.mcp_made import register_made_tools
 from turngraph.mcp_tools import Listed, register_more_tools
 from turngraph.memory import Memory
 from turngraph.models import (
     AppendixFile,
     DeleteResult,
-    Entity,
-    MergeProposal,
-    MergeResult,
-    Observation,
     RecallResult,
     RememberResult,
     State,
     TurnPage,
     WriteResult,
 )
-from turngraph.operations import MCP_TIERS
+from turngraph.operations import mcp_tier
 from turngraph.server.common import HTTPProblem, check_servable
 
 MAX_RESULT_CHARS = 80_000  # a tool result's JSON stays under this (about 80 KB)
@@ -202,7 +199,7 @@ def build_server(
         """Register a tool; the tier it needs comes from the table of operations."""
 
         def register(fn: Callable[..., Any]) -> Any:
-            server.needs[fn.__name__] = MCP_TIERS[fn.__name__]
+            server.needs[fn.__name__] = mcp_tier(fn.__name__)
             server.tool(description=description, structured_output=True)(fn)
             return fn
 
@@ -274,10 +271,6 @@ def build_server(
             )
         )
 
-    @tool("The full text of an observation (or turn) by its slug, as recall cites it.")
-    def get_observation(slug: Str) -> Observation:
-        return _call(lambda: mem().get_observation(slug))
-
     @tool(
         "Write an observation (title, content up to about 2,000 characters) with the entities "
         "it names (name, type, and always a description: it is how they are found) and "
@@ -345,23 +338,6 @@ def build_server(
     def delete_observation(slug: Str) -> DeleteResult:
         return _call(lambda: mem().delete_observation(slug))
 
-    @tool("An entity by any of its names: description, relationships, observations.")
-    def get_entity(name: Str) -> Entity:
-        return _call(lambda: mem().get_entity(name))
-
-    @tool(
-        "Every version of one attribute of one entity (e.g. person / Dana / job_title), "
-        "oldest first, superseded ones included, each citing the turn it came from.",
-    )
-    def entity_history(entity_type: Str, name: Str, key: Str) -> Listed:
-        return _listed(
-            [
-                v.model_dump(mode="json")
-                for v in _call(lambda: mem().entity_history(entity_type, name, key))
-            ],
-            "versions",
-        )
-
     @tool(
         "What the memory knows now (or as_of a time): entities, attributes, relations and "
         "actions by category (identity, knowledge, context), instructions, unknowns.",
@@ -384,11 +360,6 @@ def build_server(
             limit //= 2
             page = _call(mem().list_turns, session_id, limit=limit, cursor=cursor)
         return page
-
-    @tool("Appendix files (long sources), optionally under a folder prefix.")
-    def list_files(prefix: str | None = None) -> Listed:
-        files = _call(lambda: mem().list_files(prefix))
-        return _listed([f.model_dump(mode="json") for f in files], "files")
 
     @tool(
         f"Read an appendix file by path, {FILE_CHUNK} bytes at a time from offset: text for "
@@ -425,14 +396,6 @@ def build_server(
             lambda: mem().put_file(path, text, description=description, overwrite=overwrite)
         )
 
-    @tool(
-        "Look for entities recorded under variant names and propose merges; nothing is "
-        "merged until a proposal is accepted.",
-    )
-    def consolidate() -> Listed:
-        proposals = _call(mem().consolidate)
-        return _listed([p.model_dump(mode="json") for p in proposals], "proposals")
-
     @tool("Merge proposals (open by default).")
     def list_proposals(
         status: Literal["open", "accepted", "rejected", "obsolete", "all"] = "open",
@@ -440,15 +403,8 @@ def build_server(
         proposals = _call(lambda: mem().list_proposals(None if status == "all" else status))
         return _listed([p.model_dump(mode="json") for p in proposals], "proposals")
 
-    @tool("Accept a merge proposal: everything moves to the canonical entity.")
-    def accept_proposal(proposal_id: int) -> MergeResult:
-        return _call(lambda: mem().accept_proposal(proposal_id))
-
-    @tool("Reject a merge proposal for good.")
-    def reject_proposal(proposal_id: int) -> MergeProposal:
-        return _call(lambda: mem().reject_proposal(proposal_id))
-
     register_more_tools(tool, mem, _call, _listed)
+    register_made_tools(tool, mem, _call, _listed)
 
     @server.prompt(description="How to use this memory on every turn of a conversation.")
     def turn_protocol() -> str:

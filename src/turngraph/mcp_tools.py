@@ -12,14 +12,7 @@ from pydantic import BaseModel, Field
 
 from turngraph.memory import Memory
 from turngraph.models import (
-    AppendixFile,
     BatchResult,
-    EntityDeleteResult,
-    EntityState,
-    ForgetResult,
-    Session,
-    SessionPage,
-    TurnDetail,
 )
 
 Str = Annotated[str, Field(min_length=1)]
@@ -74,73 +67,6 @@ def register_more_tools(
         )
         return result
 
-    @tool("Entities, most connected first, optionally of one type.")
-    def list_entities(
-        type: str | None = None,
-        limit: Annotated[int, Field(ge=1, le=1000)] = 100,
-        offset: Annotated[int, Field(ge=0)] = 0,
-    ) -> Listed:
-        rows = call(lambda: mem().list_entities(type, limit=limit, offset=offset))
-        return listed([e.model_dump(mode="json") for e in rows], "entities")
-
-    @tool("One entity (e.g. person / Dana) with its current attributes and relations.")
-    def entity_state(entity_type: Str, name: Str) -> EntityState:
-        result: EntityState = call(lambda: mem().entity_state(entity_type, name))
-        return result
-
-    @tool("Entities ordered by type then name, as the state shows them.")
-    def entity_states(
-        type: str | None = None,
-        limit: Annotated[int, Field(ge=1, le=500)] = 100,
-        offset: Annotated[int, Field(ge=0)] = 0,
-    ) -> Listed:
-        rows = call(lambda: mem().entity_states(type, limit=limit, offset=offset))
-        return listed([e.model_dump(mode="json") for e in rows], "entities")
-
-    @tool(
-        "Forget: remove every observation whose text holds all the query's words (dry_run "
-        "lists them first; purge also removes what only they taught)."
-    )
-    def forget(query: Str, purge: bool = False, dry_run: bool = False) -> ForgetResult:
-        result: ForgetResult = call(lambda: mem().forget(query, purge=purge, dry_run=dry_run))
-        return result
-
-    @tool("Remove an entity with its attributes and relationships; observations stay.")
-    def delete_entity(name: Str, entity_type: str | None = None) -> EntityDeleteResult:
-        result: EntityDeleteResult = call(lambda: mem().delete_entity(name, entity_type))
-        return result
-
-    @tool("Start a session; metadata (any JSON) is kept as given.")
-    def create_session(metadata: Any = None, session_id: str | None = None) -> Session:
-        result: Session = call(lambda: mem().create_session(metadata, session_id=session_id))
-        return result
-
-    @tool("Sessions, newest first, paged (limit at most 200).")
-    def list_sessions(
-        limit: Annotated[int, Field(ge=1, le=200)] = 50,
-        offset: Annotated[int, Field(ge=0)] = 0,
-    ) -> SessionPage:
-        result: SessionPage = call(lambda: mem().list_sessions(limit=limit, offset=offset))
-        return result
-
-    @tool(
-        "One turn by id with what it taught the memory: entities, relationships, attribute "
-        "versions, corrections, actions, instructions, uncertainties."
-    )
-    def get_turn(turn_id: Str) -> TurnDetail:
-        result: TurnDetail = call(lambda: mem().get_turn(turn_id))
-        return result
-
-    @tool("A session by id, with its metadata.")
-    def get_session(session_id: Str) -> Session:
-        result: Session = call(lambda: mem().get_session(session_id))
-        return result
-
     @tool("Delete a session with its turns and what only they taught.")
     def delete_session(session_id: Str) -> dict[str, int]:
         return {"deleted_turns": call(lambda: mem().delete_session(session_id))}
-
-    @tool("Delete an appendix file no observation references.")
-    def delete_file(path: Str) -> AppendixFile:
-        result: AppendixFile = call(lambda: mem().delete_file(path))
-        return result

@@ -38,7 +38,8 @@ from turngraph.models import (
     Visibility,
     WriteResult,
 )
-from turngraph.recall.embed import Embedder, embedder_for
+from turngraph.plugins import embedder_for
+from turngraph.recall.embed import Embedder
 from turngraph.recall.index import refresh_after_write, schedule
 from turngraph.recall.search import RecallOps
 from turngraph.reconcile import repair_chain

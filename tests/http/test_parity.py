@@ -102,6 +102,10 @@ def test_the_same_reads_give_equal_results_embedded_over_http_and_over_mcp(
             ("get_session", (first.session_id,), {}),
             ("list_turns", (first.session_id,), {"limit": 50}),
             ("state", (), {"limit": 50}),
+            ("list_entities", (), {}),
+            ("entity_states", (), {}),
+            ("list_sessions", (), {}),
+            ("get_turn", (first.turn_id,), {}),
         ]
         for name, args, kwargs in calls:
             here = getattr(mem, name)(*args, **kwargs)

@@ -16,6 +16,7 @@ PUBLIC = [
     "Database",
     "DeleteResult",
     "Embedder",
+    "EmbedderRequest",
     "Entity",
     "EntityDeleteResult",
     "EntityNeighborhood",
@@ -60,6 +61,8 @@ PUBLIC = [
     "ValidationError",
     "WriteResult",
     "open",
+    "register_embedder",
+    "register_extractor",
 ]
 
 

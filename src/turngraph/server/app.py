@@ -26,7 +26,6 @@ import turngraph
 from turngraph.database import Database
 from turngraph.errors import TurngraphError
 from turngraph.extraction_pool import ProcessExtractor
-from turngraph.recall.embed import OnnxEmbedder
 from turngraph.server.common import HTTPProblem, class_of, status_of
 from turngraph.server.settings import ServerSettings
 
@@ -35,7 +34,8 @@ log = logging.getLogger("turngraph.server")
 
 def create_app(settings: ServerSettings | None = None, *, db: Database | None = None) -> FastAPI:
     """The application for ``settings`` (or on an open ``db``, which the caller closes)."""
-    from turngraph.server import admin_api, graph_api, inspect_api, memory_api, ui
+    from turngraph.server import admin_api, graph_api, memory_api, ui
+    from turngraph.server.routes_made import made_router
 
     settings = settings or ServerSettings()
 
@@ -65,7 +65,7 @@ def create_app(settings: ServerSettings | None = None, *, db: Database | None = 
     )
     app.include_router(memory_api.router)
     app.include_router(graph_api.router)
-    app.include_router(inspect_api.router)
+    app.include_router(made_router())  # the table's routes, after the hand-written ones
     app.include_router(admin_api.router)
     ui.mount(app)
     # MCP over streamable HTTP, with the same keys and tiers (not in the OpenAPI document).
@@ -92,8 +92,8 @@ def _warm(db: Database) -> None:
             embedder = db.memory(row.name, organization=row.organization).embedder
             if embedder is not None:
                 embedder.embed(["warm up"])
-                if isinstance(embedder, OnnxEmbedder):
-                    embedder.single_threaded().embed(["warm up"])
+                if (single := embedder.single_threaded()) is not embedder:
+                    single.embed(["warm up"])
         except (TurngraphError, OSError, RuntimeError, ValueError) as exc:
             log.error("memory %r cannot be served until its embedder loads: %s", row.name, exc)
 

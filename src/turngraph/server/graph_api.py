@@ -1,6 +1,11 @@
 """The graph API (``/v1/...``): every operation of the embedded :class:`~turngraph.Memory`,
 over HTTP, with the same names and the same result shapes (snake_case JSON).
 
+This module holds the memories' routes and the operations' routes written by hand (a
+request model that reshapes the core's arguments, a file body, a dry-run delete); every
+other operation's route is made from the table of operations (``server/routes_made.py``),
+and the tier of each comes from that table.
+
 Tiers: ``read`` for recall and every read; ``read_write`` for remembering, adding
 observations, storing files, consolidating and rejecting proposals; ``full`` for updates,
 deletes, forget and accepting merges. ``Idempotency-Key`` on a write has the memory API's
@@ -24,24 +29,12 @@ from turngraph.config import Limits
 from turngraph.errors import ForbiddenError
 from turngraph.models import (
     AppendixFile,
-    AttributeVersion,
     BatchResult,
     DeleteResult,
-    Entity,
-    EntityDeleteResult,
-    EntityState,
-    EntitySummary,
-    ForgetResult,
     MemoryInfo,
     MergeProposal,
-    MergeResult,
-    Observation,
     RecallResult,
     RememberResult,
-    Session,
-    State,
-    StateEntity,
-    TurnPage,
     WriteResult,
 )
 from turngraph.operations import tier_of
@@ -364,12 +357,6 @@ def add_observation(
     )
 
 
-@router.get("/memories/{memory}/observations/{slug}", response_model=Observation, responses=_ok())
-def get_observation(memory: str, slug: str, db: DatabaseDep, caller: CallerDep) -> Observation:
-    """An observation in full, by its slug."""
-    return _m(db, caller, memory, tier_of("get_observation")).memory.get_observation(slug)
-
-
 @router.patch(
     "/memories/{memory}/observations/{slug}", response_model=WriteResult, responses=_ok(409, 413)
 )
@@ -458,100 +445,6 @@ def context(
 # -- entities -------------------------------------------------------------------------------
 
 
-@router.get("/memories/{memory}/entities", response_model=list[EntitySummary], responses=_ok())
-def list_entities(
-    memory: str,
-    db: DatabaseDep,
-    caller: CallerDep,
-    type: Annotated[str | None, Query(max_length=L.entity_type_chars)] = None,
-    limit: Annotated[int, Query(ge=1, le=L.entities_per_page)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
-) -> list[EntitySummary]:
-    """Entities, most connected first."""
-    b = _m(db, caller, memory, tier_of("list_entities"))
-    return b.memory.list_entities(type, limit=limit, offset=offset)
-
-
-@router.get("/memories/{memory}/entities/{name:path}", response_model=Entity, responses=_ok())
-def get_entity(memory: str, name: str, db: DatabaseDep, caller: CallerDep) -> Entity:
-    """An entity by any of its names, with its neighborhood and observations (bounded)."""
-    return _m(db, caller, memory, tier_of("get_entity")).memory.get_entity(name)
-
-
-@router.delete(
-    "/memories/{memory}/entities/{name:path}", response_model=EntityDeleteResult, responses=_ok()
-)
-def delete_entity(
-    memory: str,
-    name: str,
-    db: DatabaseDep,
-    caller: CallerDep,
-    type: Annotated[str | None, Query(max_length=L.entity_type_chars)] = None,
-) -> EntityDeleteResult:
-    """Remove an entity with its attributes and relationships; observations stay."""
-    return _m(db, caller, memory, tier_of("delete_entity")).memory.delete_entity(name, type)
-
-
-@router.get("/memories/{memory}/history", response_model=list[AttributeVersion], responses=_ok())
-def entity_history(
-    memory: str,
-    db: DatabaseDep,
-    caller: CallerDep,
-    entity_type: Annotated[str, Query(min_length=1, max_length=L.entity_type_chars)],
-    name: Annotated[str, Query(min_length=1, max_length=L.entity_name_chars)],
-    key: Annotated[str, Query(min_length=1, max_length=100)],
-) -> list[AttributeVersion]:
-    """Every version of one attribute of one entity, oldest first."""
-    return _m(db, caller, memory, tier_of("entity_history")).memory.entity_history(
-        entity_type, name, key
-    )
-
-
-@router.get("/memories/{memory}/state", response_model=State, responses=_ok())
-def state(
-    memory: str,
-    db: DatabaseDep,
-    caller: CallerDep,
-    as_of: Annotated[str | None, Query(max_length=64)] = None,
-    limit: Annotated[int, Query(ge=1, le=L.state_items)] = 100,
-) -> State:
-    """What the memory knows now (or ``as_of``), by category."""
-    return _m(db, caller, memory, tier_of("state")).memory.state(as_of, limit=limit)
-
-
-@router.get("/memories/{memory}/state/entities", response_model=list[StateEntity], responses=_ok())
-def entity_states(
-    memory: str,
-    db: DatabaseDep,
-    caller: CallerDep,
-    type: Annotated[str | None, Query(max_length=L.entity_type_chars)] = None,
-    limit: Annotated[int, Query(ge=1, le=L.state_items)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
-) -> list[StateEntity]:
-    """Entities ordered by type then name, as the state shows them."""
-    b = _m(db, caller, memory, tier_of("entity_states"))
-    return b.memory.entity_states(type, limit=limit, offset=offset)
-
-
-@router.get("/memories/{memory}/state/entity", response_model=EntityState, responses=_ok())
-def entity_state(
-    memory: str,
-    db: DatabaseDep,
-    caller: CallerDep,
-    entity_type: Annotated[str, Query(min_length=1, max_length=L.entity_type_chars)],
-    name: Annotated[str, Query(min_length=1, max_length=L.entity_name_chars)],
-) -> EntityState:
-    """One entity with its current attributes and relations."""
-    return _m(db, caller, memory, tier_of("entity_state")).memory.entity_state(entity_type, name)
-
-
-@router.post("/memories/{memory}/forget", response_model=ForgetResult, responses=_ok())
-def forget(memory: str, body: ForgetIn, db: DatabaseDep, caller: CallerDep) -> ForgetResult:
-    """Remove every observation whose text holds all the query's words."""
-    b = _m(db, caller, memory, tier_of("forget"))
-    return b.memory.forget(body.query, purge=body.purge, dry_run=body.dry_run)
-
-
 # -- turns and sessions ---------------------------------------------------------------------
 
 
@@ -603,23 +496,6 @@ def remember_many(
     )
 
 
-@router.post(
-    "/memories/{memory}/sessions", status_code=201, response_model=Session, responses=_ok()
-)
-def create_session(
-    memory: str, db: DatabaseDep, caller: CallerDep, body: SessionIn | None = None
-) -> Session:
-    """Start a session; metadata (any JSON) is kept as given."""
-    b = _m(db, caller, memory, tier_of("create_session"))
-    body = body or SessionIn()
-    return b.memory.create_session(body.metadata, session_id=body.session_id)
-
-
-@router.get("/memories/{memory}/sessions/{session_id}", response_model=Session, responses=_ok())
-def get_session(memory: str, session_id: str, db: DatabaseDep, caller: CallerDep) -> Session:
-    return _m(db, caller, memory, tier_of("get_session")).memory.get_session(session_id)
-
-
 @router.delete("/memories/{memory}/sessions/{session_id}", responses=_ok())
 def delete_session(
     memory: str, session_id: str, db: DatabaseDep, caller: CallerDep
@@ -632,34 +508,7 @@ def delete_session(
     }
 
 
-@router.get(
-    "/memories/{memory}/sessions/{session_id}/turns", response_model=TurnPage, responses=_ok()
-)
-def list_turns(
-    memory: str,
-    session_id: str,
-    db: DatabaseDep,
-    caller: CallerDep,
-    limit: Annotated[int, Query(ge=1)] = 100,
-    cursor: Annotated[str | None, Query(max_length=200)] = None,
-    offset: Annotated[int, Query(ge=0)] = 0,
-) -> TurnPage:
-    """A session's turns, oldest first."""
-    b = _m(db, caller, memory, tier_of("list_turns"))
-    return b.memory.list_turns(session_id, limit=limit, cursor=cursor, offset=offset)
-
-
 # -- files ----------------------------------------------------------------------------------
-
-
-@router.get("/memories/{memory}/files", response_model=list[AppendixFile], responses=_ok())
-def list_files(
-    memory: str,
-    db: DatabaseDep,
-    caller: CallerDep,
-    prefix: Annotated[str | None, Query(max_length=L.file_path_chars)] = None,
-) -> list[AppendixFile]:
-    return _m(db, caller, memory, tier_of("list_files")).memory.list_files(prefix)
 
 
 @router.put(
@@ -712,20 +561,7 @@ def get_file(memory: str, path: str, db: DatabaseDep, caller: CallerDep) -> Resp
     return Response(found.data, media_type=found.file.content_type, headers={"X-File-Meta": meta})
 
 
-@router.delete(
-    "/memories/{memory}/files/{path:path}", response_model=AppendixFile, responses=_ok(409)
-)
-def delete_file(memory: str, path: str, db: DatabaseDep, caller: CallerDep) -> AppendixFile:
-    return _m(db, caller, memory, tier_of("delete_file")).memory.delete_file(path)
-
-
 # -- consolidation --------------------------------------------------------------------------
-
-
-@router.post("/memories/{memory}/consolidate", response_model=list[MergeProposal], responses=_ok())
-def consolidate(memory: str, db: DatabaseDep, caller: CallerDep) -> list[MergeProposal]:
-    """Propose merges of entities recorded under variant names; none is applied."""
-    return _m(db, caller, memory, tier_of("consolidate")).memory.consolidate()
 
 
 @router.get("/memories/{memory}/proposals", response_model=list[MergeProposal], responses=_ok())
@@ -740,26 +576,3 @@ def list_proposals(
     """Merge proposals by status, oldest first: all of them, or a page with ``limit``."""
     b = _m(db, caller, memory, tier_of("list_proposals"))
     return b.memory.list_proposals(None if status == "all" else status, limit=limit, offset=offset)
-
-
-@router.post(
-    "/memories/{memory}/proposals/{proposal_id}/accept",
-    response_model=MergeResult,
-    responses=_ok(409),
-)
-def accept_proposal(
-    memory: str, proposal_id: int, db: DatabaseDep, caller: CallerDep
-) -> MergeResult:
-    """Apply a merge: relink everything to the canonical entity (full tier)."""
-    return _m(db, caller, memory, tier_of("accept_proposal")).memory.accept_proposal(proposal_id)
-
-
-@router.post(
-    "/memories/{memory}/proposals/{proposal_id}/reject",
-    response_model=MergeProposal,
-    responses=_ok(409),
-)
-def reject_proposal(
-    memory: str, proposal_id: int, db: DatabaseDep, caller: CallerDep
-) -> MergeProposal:
-    return _m(db, caller, memory, tier_of("reject_proposal")).memory.reject_proposal(proposal_id)
