@@ -62,7 +62,9 @@ def _db(args: argparse.Namespace, *, read_only: bool = False) -> turngraph.Datab
                 "turngraph memories create NAME)",
                 field="db",
             )
-    return turngraph.open(args.db)
+    db = turngraph.open(args.db)
+    args.opened = [*getattr(args, "opened", []), db]  # closed by main() when the command ends
+    return db
 
 
 def _memory(args: argparse.Namespace, *, read_only: bool = False) -> Memory:
@@ -608,6 +610,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"turngraph: error: {exc}", file=sys.stderr)
         return 1
+    finally:
+        for db in getattr(args, "opened", []):
+            db.close()  # its store's threads end with it
     return 0
 
 
