@@ -1,13 +1,22 @@
-"""Shared fixtures: every database is a real file in a temporary folder."""
+"""Shared fixtures: every SQLite database is a real file in a temporary folder; PostgreSQL is a
+real server the session starts for itself (tests/postgres.py)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 import turngraph
+
+if TYPE_CHECKING:
+    from tests.postgres import PostgresForTests
+
+# `make test` sets it: there a missing PostgreSQL fails the suites instead of skipping them.
+REQUIRED = os.environ.get("TURNGRAPH_TEST_POSTGRES") == "required"
 
 
 @pytest.fixture
@@ -20,3 +29,28 @@ def sqlite_db(db_path: Path) -> Iterator[turngraph.Database]:
     db = turngraph.open(db_path)
     yield db
     db.close()
+
+
+@pytest.fixture(scope="session")
+def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresForTests]:
+    """A real PostgreSQL server for the whole session (see tests/postgres.py)."""
+    try:
+        import pgserver  # noqa: F401
+        import psycopg  # noqa: F401
+    except ImportError:
+        if REQUIRED:
+            raise
+        pytest.skip("PostgreSQL tests need the dev extra (pgserver, psycopg)")
+    from tests.postgres import PostgresForTests
+
+    server = PostgresForTests(tmp_path_factory.mktemp("postgres"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres: PostgresForTests) -> Iterator[str]:
+    """A fresh PostgreSQL database holding the schema and nothing else; dropped after."""
+    url = postgres.create_database()
+    yield url
+    postgres.drop_database(url)

@@ -66,6 +66,11 @@ class Settings:
     # SQLite synchronous mode: NORMAL keeps every committed write through a process crash in WAL
     # mode; FULL also survives power loss at the cost of an fsync per commit.
     sqlite_synchronous: str = "NORMAL"
+    # PostgreSQL: connections this process keeps at most (each transaction leases one), how
+    # long a transaction waits for a free one before failing, and how long connecting may take.
+    postgres_pool_size: int = 16
+    postgres_pool_timeout_seconds: float = 10.0
+    postgres_connect_timeout_seconds: float = 5.0
     # Extraction of turns: "rules" (offline, the default) or "llm" (an OpenAI-compatible
     # chat-completions endpoint at llm_base_url).
     extractor: str = "rules"

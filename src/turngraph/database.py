@@ -38,7 +38,9 @@ log = logging.getLogger("turngraph")
 def open(
     url: str | Path, *, settings: Settings | None = None, extractor: Extractor | None = None
 ) -> Database:
-    """Open (creating if needed) the database at ``url``: a file path or ``sqlite:///path``.
+    """Open (creating if needed) the database at ``url``: a file path, ``sqlite:///path`` or
+    ``postgresql://user:password@host/database`` (an existing PostgreSQL database, whose
+    tables are created on first open; needs the ``postgres`` extra).
 
     One database holds many memories. ``extractor`` reads turns (default: the one
     ``settings.extractor`` names in the registry of :mod:`turngraph.plugins`, the offline
@@ -55,12 +57,24 @@ def open(
 
 def open_store(url: str | Path, *, settings: Settings) -> Store:
     text = str(url)
+    if text.startswith(("postgresql://", "postgres://")):
+        # Imported here: psycopg is the optional `postgres` extra.
+        try:
+            from turngraph.store.postgres import PostgresStore
+        except ImportError as exc:
+            raise ValidationError(
+                f"a PostgreSQL URL needs the postgres extra (pip install 'turngraph[postgres]'): "
+                f"{exc}",
+                field="url",
+            ) from None
+        return PostgresStore(text, settings=settings)
     if text.startswith("sqlite:///"):
         return SQLiteStore(text.removeprefix("sqlite:///"), settings=settings)
     if "://" in text:
         scheme = text.split("://", 1)[0]
         raise ValidationError(
-            f"unsupported database URL scheme {scheme!r}; use a file path or sqlite:///PATH",
+            f"unsupported database URL scheme {scheme!r}; use a file path, sqlite:///PATH "
+            "or postgresql://USER:PASSWORD@HOST/DATABASE",
             field="url",
         )
     return SQLiteStore(text, settings=settings)

@@ -4,6 +4,7 @@ description a person wrote is never overwritten. Turns go through the default ex
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 import turngraph
 
@@ -86,12 +87,13 @@ def test_deleting_the_written_description_brings_back_a_generated_one(
 
 
 def test_descriptions_generated_before_the_upgrade_stop_counting_as_written(
-    backend: Opener,
+    tmp_path: Path,
 ) -> None:
-    db = backend()
+    # An upgrade of an SQLite file made by an earlier version (PostgreSQL never stored them).
+    path = tmp_path / "old.db"
+    db = turngraph.open(path)
     mem = db.create_memory("old")
     mem.remember("My sister Ines lives in Leeds.", speaker="Dana")
-    path = db.store.path  # type: ignore[attr-defined]
     db.close()
     # What earlier versions stored: the generated text as the turn's assertion.
     with sqlite3.connect(path) as conn:

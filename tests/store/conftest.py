@@ -19,11 +19,16 @@ from turngraph.store.sqlite import SQLiteStore
 NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
 
-@pytest.fixture(params=["sqlite"])
+@pytest.fixture(params=["sqlite", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     """A fresh, empty store on one backend."""
+    opened: Store
     if request.param == "sqlite":
         opened = SQLiteStore(tmp_path / "store.db")
+    elif request.param == "postgres":
+        from turngraph.store.postgres import PostgresStore
+
+        opened = PostgresStore(request.getfixturevalue("postgres_url"))
     else:  # pragma: no cover - new backends plug in here
         raise AssertionError(f"unknown backend {request.param}")
     yield opened

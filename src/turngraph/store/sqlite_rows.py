@@ -1,4 +1,7 @@
-"""SQLite row encoding shared by the read and write transactions: SQL fragments and decoders."""
+"""Row encoding shared by the read and write transactions: SQL fragments and decoders.
+
+The PostgreSQL backend reuses the decoders and the column lists (its tables have the same
+columns); its own SQL is in the postgres modules."""
 
 from __future__ import annotations
 
@@ -24,12 +27,15 @@ def to_db(dt: datetime) -> str:
     return dt.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "+00:00"
 
 
-def from_db(text: str) -> datetime:
-    return datetime.fromisoformat(text)
+def from_db(value: str | datetime) -> datetime:
+    """A stored datetime: SQLite's text, or a value a driver already decoded (PostgreSQL)."""
+    if isinstance(value, datetime):
+        return value.astimezone(UTC)
+    return datetime.fromisoformat(value)
 
 
-def _opt_dt(text: str | None) -> datetime | None:
-    return None if text is None else from_db(text)
+def _opt_dt(value: str | datetime | None) -> datetime | None:
+    return None if value is None else from_db(value)
 
 
 def _placeholders(n: int) -> str:

@@ -1,0 +1,264 @@
+"""PostgreSQL backend: many memories in one database, shared by many processes and machines.
+
+psycopg 3 with a connection pool (psycopg_pool). A thread leases a connection for one
+transaction and hands it back; a read nested in this thread's write reuses the write's
+connection, so it sees the write.
+
+Reads run in ``REPEATABLE READ READ ONLY`` transactions: one consistent snapshot that never
+waits for a writer (MVCC). A write takes the memory's in-process lock (this process's writers
+queue in order without holding a connection each), then a transaction-level advisory lock
+keyed by the memory (``pg_advisory_xact_lock``), which serializes the writes to one memory
+across every process and machine on the database and is released by the commit or rollback.
+Writes to different memories never wait for each other.
+
+Every memory-scoped table is keyed by memory id and every query names the memory (see the
+migrations in ``migrations/postgres``), so the schema distributes by memory on a sharded
+PostgreSQL. Text search uses the rows' own ``tsvector`` columns (English stemming, ranked);
+vectors are stored as float32 bytes beside their rows, and also as pgvector ``vector`` values
+with an HNSW index where the extension is installed (see :mod:`turngraph.store.postgres_schema`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg.pq import TransactionStatus
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from turngraph.config import Settings
+from turngraph.errors import ConflictError, NotFoundError, StoreError
+from turngraph.store.base import MemoryRow
+from turngraph.store.postgres_access import AccessRows
+from turngraph.store.postgres_schema import apply_schema, check_url, describe_url
+from turngraph.store.postgres_write import PostgresTx
+from turngraph.store.postgres_read import PostgresReadTx
+from turngraph.store.sqlite_rows import from_db, to_db
+
+# The first key of every advisory lock turngraph takes ('tg'); the second is the memory id.
+LOCK_SPACE = 0x7467
+_MEMORY_COLS = "id, name, visibility, retrieval, created_at, organization"
+
+
+class PostgresStore(AccessRows):
+    """A :class:`~turngraph.store.base.Store` on one PostgreSQL database."""
+
+    def __init__(self, url: str, *, settings: Settings | None = None) -> None:
+        self.settings = settings or Settings()
+        check_url(url)
+        self.url = url
+        self._where = describe_url(url)
+        self._held = threading.local()
+        self._guard = threading.Lock()
+        self._locks: dict[int, threading.Lock] = {}
+        timeout = self.settings.postgres_connect_timeout_seconds
+        try:
+            with psycopg.connect(url, autocommit=True, connect_timeout=max(1, int(timeout))) as c:
+                self.vectors = apply_schema(c)
+        except psycopg.Error as exc:
+            raise StoreError(
+                f"cannot open PostgreSQL database {self._where}: {_reason(exc)}",
+                url=self._where,
+            ) from exc
+        self._pool: ConnectionPool[psycopg.Connection[tuple[object, ...]]] = ConnectionPool(
+            url,
+            kwargs={"autocommit": True, "connect_timeout": max(1, int(timeout))},
+            min_size=1,
+            max_size=self.settings.postgres_pool_size,
+            timeout=self.settings.postgres_pool_timeout_seconds,
+            check=ConnectionPool.check_connection,
+            name="turngraph",
+            open=True,
+        )
+
+    # -- connections -----------------------------------------------------------------------
+
+    @contextmanager
+    def _lease(self) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+        """A connection for this thread until the block ends, then back to the pool."""
+        held: psycopg.Connection[tuple[object, ...]] | None = getattr(self._held, "conn", None)
+        if held is not None:
+            yield held
+            return
+        try:
+            conn = self._pool.getconn()
+        except PoolTimeout as exc:
+            raise StoreError(
+                f"no database connection free within "
+                f"{self.settings.postgres_pool_timeout_seconds:g} s: all "
+                f"{self.settings.postgres_pool_size} of the pool are in use (or "
+                f"{self._where} is unreachable)",
+                url=self._where,
+            ) from exc
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot reach {self._where}: {_reason(exc)}") from exc
+        self._held.conn = conn
+        try:
+            yield conn
+        finally:
+            self._held.conn = None
+            if conn.info.transaction_status != TransactionStatus.IDLE:
+                with contextlib.suppress(psycopg.Error):
+                    conn.rollback()
+            self._pool.putconn(conn)
+
+    def _memory_lock(self, memory_id: int) -> threading.Lock:
+        with self._guard:
+            lock = self._locks.get(memory_id)
+            if lock is None:
+                lock = self._locks[memory_id] = threading.Lock()
+            return lock
+
+    @contextmanager
+    def _tx(self) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+        """One read-write transaction outside any memory (memories, principals, keys)."""
+        with self._lease() as conn:
+            try:
+                conn.execute("BEGIN")
+                yield conn
+                conn.execute("COMMIT")
+            except (pg_errors.UniqueViolation, pg_errors.ForeignKeyViolation):
+                _rollback(conn)
+                raise
+            except psycopg.Error as exc:
+                _rollback(conn)
+                raise StoreError(f"write failed: {_reason(exc)}") from exc
+            except BaseException:
+                _rollback(conn)
+                raise
+
+    def close(self) -> None:
+        self._pool.close()
+
+    # -- memories --------------------------------------------------------------------------
+
+    def create_memory(
+        self,
+        *,
+        name: str,
+        visibility: str,
+        retrieval: str,
+        now: datetime,
+        organization: str = "default",
+    ) -> MemoryRow:
+        try:
+            with self._tx() as conn:
+                row = conn.execute(
+                    "INSERT INTO memories (name, visibility, retrieval, created_at, organization) "
+                    "VALUES (%s, %s, %s, %s, %s) RETURNING id",
+                    (name, visibility, retrieval, to_db(now), organization),
+                ).fetchone()
+        except pg_errors.UniqueViolation:
+            raise ConflictError(f"memory {name!r} already exists", memory=name) from None
+        assert row is not None
+        return MemoryRow(int(str(row[0])), name, visibility, retrieval, now, organization)
+
+    def get_memory(self, name: str, *, organization: str = "default") -> MemoryRow | None:
+        with self._statement() as conn:
+            row = conn.execute(
+                f"SELECT {_MEMORY_COLS} FROM memories WHERE organization = %s AND name = %s",
+                (organization, name),
+            ).fetchone()
+        return None if row is None else _memory_row(row)
+
+    def list_memories(self) -> list[MemoryRow]:
+        with self._statement() as conn:
+            rows = conn.execute(
+                f"SELECT {_MEMORY_COLS} FROM memories ORDER BY name, organization"
+            ).fetchall()
+        return [_memory_row(r) for r in rows]
+
+    def set_visibility(self, memory_id: int, visibility: str) -> None:
+        with self._tx() as conn:
+            conn.execute("UPDATE memories SET visibility = %s WHERE id = %s", (visibility, memory_id))
+
+    def delete_memory(self, memory_id: int) -> None:
+        with self._memory_lock(memory_id), self._tx() as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, memory_id))
+            conn.execute("DELETE FROM memories WHERE id = %s", (memory_id,))
+
+    @contextmanager
+    def _statement(self) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+        """A connection for statements outside a transaction block (each commits alone)."""
+        with self._lease() as conn:
+            try:
+                yield conn
+            except psycopg.Error as exc:
+                raise StoreError(f"query failed: {_reason(exc)}") from exc
+
+    # -- transactions ----------------------------------------------------------------------
+
+    @contextmanager
+    def read(self, memory_id: int) -> Iterator[PostgresReadTx]:
+        with self._lease() as conn:
+            if conn.info.transaction_status == TransactionStatus.INTRANS:
+                yield PostgresReadTx(conn, memory_id)  # nested in this thread's write
+                return
+            try:
+                conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            except psycopg.Error as exc:
+                raise StoreError(f"cannot start a read: {_reason(exc)}") from exc
+            try:
+                yield PostgresReadTx(conn, memory_id)
+            except psycopg.Error as exc:
+                raise StoreError(f"read failed: {_reason(exc)}", memory_id=memory_id) from exc
+            finally:
+                _rollback(conn)
+
+    @contextmanager
+    def write(self, memory_id: int) -> Iterator[PostgresTx]:
+        """A write transaction on one memory: serialized across processes by the memory's
+        advisory lock, atomic, NotFoundError if the memory is gone."""
+        with self._memory_lock(memory_id), self._lease() as conn:
+            try:
+                conn.execute("BEGIN")
+                conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, memory_id))
+                found = conn.execute("SELECT 1 FROM memories WHERE id = %s", (memory_id,))
+                if found.fetchone() is None:
+                    raise NotFoundError(
+                        "this memory no longer exists: it was deleted", memory_id=memory_id
+                    )
+            except psycopg.Error as exc:
+                _rollback(conn)
+                raise StoreError(
+                    f"cannot start a write: {_reason(exc)}", memory_id=memory_id
+                ) from exc
+            except BaseException:
+                _rollback(conn)
+                raise
+            try:
+                yield PostgresTx(conn, memory_id)
+            except psycopg.Error as exc:
+                _rollback(conn)
+                raise StoreError(f"write failed: {_reason(exc)}", memory_id=memory_id) from exc
+            except BaseException:
+                _rollback(conn)
+                raise
+            try:
+                conn.execute("COMMIT")
+            except psycopg.Error as exc:
+                _rollback(conn)
+                raise StoreError(f"commit failed: {_reason(exc)}", memory_id=memory_id) from exc
+
+
+def _rollback(conn: psycopg.Connection[tuple[object, ...]]) -> None:
+    if conn.info.transaction_status != TransactionStatus.IDLE:
+        with contextlib.suppress(psycopg.Error):
+            conn.execute("ROLLBACK")
+
+
+def _reason(exc: psycopg.Error) -> str:
+    """The first line of a driver error, without the password a URL may carry."""
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _memory_row(r: tuple[object, ...]) -> MemoryRow:
+    return MemoryRow(
+        int(str(r[0])), str(r[1]), str(r[2]), str(r[3]), from_db(r[4]), str(r[5])  # type: ignore[arg-type]
+    )

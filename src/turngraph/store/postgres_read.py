@@ -1,0 +1,366 @@
+"""PostgreSQL reads of one memory: the graph, files, idempotency records and proposals."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from turngraph.store.base import (
+    Counts,
+    EntityFold,
+    EntityRow,
+    FileRow,
+    IdempotencyRow,
+    LinkRow,
+    ObservationRow,
+    ProposalRow,
+    RelationshipFold,
+    RelationshipRow,
+)
+from turngraph.store.postgres_rows import REL_SELECT
+from turngraph.store.postgres_search import SearchReads
+from turngraph.store.postgres_turn_reads import TurnReads
+from turngraph.store.sqlite_rows import (
+    _ENT_COLS,
+    _FILE_META,
+    _OBS_COLS,
+    _PROPOSAL_COLS,
+    _ent,
+    _obs,
+    _proposal,
+    _rel,
+    from_db,
+)
+
+_COUNTED = ("observations", "entities", "relationships", "files", "sessions", "turns")
+
+
+class PostgresReadTx(TurnReads, SearchReads):
+    """Reads of one memory inside one PostgreSQL transaction."""
+
+    def counts(self) -> Counts:
+        counted = " UNION ALL ".join(
+            f"SELECT count(*) FROM {table} WHERE memory_id = %(m)s" for table in _COUNTED
+        )
+        values = self._col(
+            f"{counted} UNION ALL SELECT count(*) FROM merge_proposals "
+            "WHERE memory_id = %(m)s AND status = 'open'",
+            {"m": self.memory_id},
+        )
+        return Counts(*(int(v) for v in values))
+
+    def get_observation(self, slug: str) -> ObservationRow | None:
+        r = self._one(
+            f"SELECT {_OBS_COLS} FROM observations WHERE memory_id = %s AND slug = %s",
+            (self.memory_id, slug),
+        )
+        return None if r is None else _obs(r)
+
+    def get_observations(self, ids: Sequence[int]) -> list[ObservationRow]:
+        if not ids:
+            return []
+        found = {
+            r[0]: _obs(r)
+            for r in self._all(
+                f"SELECT {_OBS_COLS} FROM observations WHERE memory_id = %s AND id = ANY(%s)",
+                (self.memory_id, list(ids)),
+            )
+        }
+        return [found[i] for i in ids if i in found]
+
+    def slug_taken(self, slug: str) -> bool:
+        return (
+            self._one(
+                "SELECT 1 FROM observations WHERE memory_id = %s AND slug = %s UNION ALL "
+                "SELECT 1 FROM retired_slugs WHERE memory_id = %s AND slug = %s",
+                (self.memory_id, slug, self.memory_id, slug),
+            )
+            is not None
+        )
+
+    def slugs_starting(self, prefix: str, *, limit: int) -> list[str]:
+        return [
+            str(s)
+            for s in self._col(
+                "SELECT slug FROM observations WHERE memory_id = %s AND starts_with(slug, %s) "
+                "ORDER BY slug LIMIT %s",
+                (self.memory_id, prefix, limit),
+            )
+        ]
+
+    def slug_retired(self, slug: str) -> bool:
+        return (
+            self._one(
+                "SELECT 1 FROM retired_slugs WHERE memory_id = %s AND slug = %s",
+                (self.memory_id, slug),
+            )
+            is not None
+        )
+
+    def observation_links(self, observation_id: int) -> list[LinkRow]:
+        return [
+            LinkRow(r[0], bool(r[1]))
+            for r in self._all(
+                "SELECT entity_id, explicit FROM observation_entities "
+                "WHERE memory_id = %s AND observation_id = %s ORDER BY pos",
+                (self.memory_id, observation_id),
+            )
+        ]
+
+    def observation_relationship_ids(self, observation_id: int) -> list[int]:
+        return self._col(
+            "SELECT relationship_id FROM observation_relationships "
+            "WHERE memory_id = %s AND observation_id = %s ORDER BY pos",
+            (self.memory_id, observation_id),
+        )
+
+    def observation_files(self, observation_id: int) -> list[str]:
+        return self._col(
+            "SELECT path FROM observation_files WHERE memory_id = %s AND observation_id = %s "
+            "ORDER BY path",
+            (self.memory_id, observation_id),
+        )
+
+    def observations_citing_file(self, path: str) -> list[str]:
+        return self._col(
+            "SELECT o.slug FROM observation_files f JOIN observations o "
+            "ON o.memory_id = f.memory_id AND o.id = f.observation_id "
+            "WHERE f.memory_id = %s AND f.path = %s ORDER BY o.slug",
+            (self.memory_id, path),
+        )
+
+    def find_entities(self, keys: Iterable[str]) -> dict[str, EntityRow]:
+        wanted = list(dict.fromkeys(keys))
+        if not wanted:
+            return {}
+        out = {
+            r[1]: _ent(r)
+            for r in self._all(
+                f"SELECT {_ENT_COLS} FROM entities WHERE memory_id = %s AND key = ANY(%s)",
+                (self.memory_id, wanted),
+            )
+        }
+        missing = [k for k in wanted if k not in out]
+        if missing:
+            cols = ", ".join("e." + c.strip() for c in _ENT_COLS.split(","))
+            for r in self._all(
+                f"SELECT a.key, {cols} FROM entity_aliases a JOIN entities e "
+                "ON e.memory_id = a.memory_id AND e.id = a.entity_id "
+                "WHERE a.memory_id = %s AND a.key = ANY(%s)",
+                (self.memory_id, missing),
+            ):
+                out[r[0]] = _ent(r[1:])
+        return out
+
+    def get_entities(self, ids: Iterable[int]) -> dict[int, EntityRow]:
+        wanted = list(ids)
+        if not wanted:
+            return {}
+        return {
+            r[0]: _ent(r)
+            for r in self._all(
+                f"SELECT {_ENT_COLS} FROM entities WHERE memory_id = %s AND id = ANY(%s)",
+                (self.memory_id, wanted),
+            )
+        }
+
+    def list_entities(
+        self, *, type: str | None, limit: int, offset: int, by_name: bool = False
+    ) -> list[EntityRow]:
+        order = "type, key" if by_name else "degree DESC, key"
+        where, params = "memory_id = %s", [self.memory_id]
+        if type is not None:
+            where += " AND type = %s"
+            params = [self.memory_id, type]
+        rows = self._all(
+            f"SELECT {_ENT_COLS} FROM entities WHERE {where} ORDER BY {order} "
+            "LIMIT %s OFFSET %s",
+            (*params, limit, offset),
+        )
+        return [_ent(r) for r in rows]
+
+    def iter_entities(self) -> Iterator[EntityRow]:
+        last = -1
+        while True:  # in pages: a large memory is never held in memory at once
+            rows = self._all(
+                f"SELECT {_ENT_COLS} FROM entities WHERE memory_id = %s AND id > %s "
+                "ORDER BY id LIMIT 1000",
+                (self.memory_id, last),
+            )
+            for r in rows:
+                yield _ent(r)
+            if len(rows) < 1000:
+                return
+            last = rows[-1][0]
+
+    def entity_aliases(self, entity_id: int) -> list[str]:
+        return self._col(
+            "SELECT name FROM entity_aliases WHERE memory_id = %s AND entity_id = %s "
+            "ORDER BY key",
+            (self.memory_id, entity_id),
+        )
+
+    def entity_fold(self, entity_id: int) -> EntityFold:
+        newest = (
+            "SELECT {col} FROM observation_entities WHERE memory_id = %s AND entity_id = %s "
+            "AND explicit AND {col} IS NOT NULL ORDER BY seq DESC LIMIT 1"
+        )
+        key = (self.memory_id, entity_id)
+        etype = self._one(newest.format(col="type"), key)
+        desc = self._one(newest.format(col="description"), key)
+        queries = self._col(
+            "SELECT retrieval_queries FROM observation_entities WHERE memory_id = %s "
+            "AND entity_id = %s AND explicit AND retrieval_queries <> '[]' "
+            "ORDER BY seq DESC LIMIT 50",
+            key,
+        )
+        return EntityFold(
+            type=None if etype is None else etype[0],
+            description=None if desc is None else desc[0],
+            retrieval_queries=tuple(tuple(json.loads(q)) for q in queries),
+        )
+
+    def described_entities(self) -> set[int]:
+        return set(
+            self._col(
+                "SELECT DISTINCT entity_id FROM observation_entities "
+                "WHERE memory_id = %s AND explicit AND description IS NOT NULL",
+                (self.memory_id,),
+            )
+        )
+
+    def entity_speakers(self, ids: Sequence[int]) -> dict[int, set[str]]:
+        out: dict[int, set[str]] = {}
+        if not ids:
+            return out
+        for entity_id, who in self._all(
+            "SELECT DISTINCT l.entity_id, coalesce(t.speaker, t.role) "
+            "FROM observation_entities l JOIN turns t "
+            "ON t.memory_id = l.memory_id AND t.observation_id = l.observation_id "
+            "WHERE l.memory_id = %s AND l.explicit AND l.entity_id = ANY(%s)",
+            (self.memory_id, list(ids)),
+        ):
+            out.setdefault(entity_id, set()).add(str(who))
+        return out
+
+    def entity_observation_slugs(self, entity_id: int, *, limit: int) -> tuple[list[str], int]:
+        total = self._one(
+            "SELECT count(*) FROM observation_entities WHERE memory_id = %s AND entity_id = %s",
+            (self.memory_id, entity_id),
+        )[0]
+        slugs = self._col(
+            "SELECT o.slug FROM observation_entities l JOIN observations o "
+            "ON o.memory_id = l.memory_id AND o.id = l.observation_id "
+            "WHERE l.memory_id = %s AND l.entity_id = %s "
+            "ORDER BY o.observed_at DESC, o.id DESC LIMIT %s",
+            (self.memory_id, entity_id, limit),
+        )
+        return slugs, int(total)
+
+    def entity_relationships(
+        self, entity_id: int, *, limit: int
+    ) -> tuple[list[RelationshipRow], int]:
+        m = self.memory_id
+        total = self._one(
+            "SELECT count(*) FROM relationships WHERE memory_id = %s "
+            "AND (source_id = %s OR target_id = %s)",
+            (m, entity_id, entity_id),
+        )[0]
+        rows = self._all(
+            f"{REL_SELECT} WHERE r.memory_id = %s AND (r.source_id = %s OR r.target_id = %s) "
+            "ORDER BY r.weight DESC, r.updated_at DESC, r.id LIMIT %s",
+            (m, entity_id, entity_id, limit),
+        )
+        return [_rel(r) for r in rows], int(total)
+
+    def get_relationships(self, ids: Iterable[int]) -> list[RelationshipRow]:
+        wanted = list(ids)
+        if not wanted:
+            return []
+        found = {
+            r[0]: _rel(r)
+            for r in self._all(
+                f"{REL_SELECT} WHERE r.memory_id = %s AND r.id = ANY(%s)",
+                (self.memory_id, wanted),
+            )
+        }
+        return [found[i] for i in wanted if i in found]
+
+    def find_relationship(self, source_id: int, type: str, target_id: int) -> int | None:
+        r = self._one(
+            "SELECT id FROM relationships WHERE memory_id = %s AND source_id = %s AND type = %s "
+            "AND target_id = %s",
+            (self.memory_id, source_id, type, target_id),
+        )
+        return None if r is None else int(r[0])
+
+    def relationship_fold(self, relationship_id: int) -> RelationshipFold:
+        newest = (
+            "SELECT {col} FROM observation_relationships WHERE memory_id = %s "
+            "AND relationship_id = %s AND {col} IS NOT NULL ORDER BY seq DESC LIMIT 1"
+        )
+        key = (self.memory_id, relationship_id)
+        desc = self._one(newest.format(col="description"), key)
+        weight = self._one(newest.format(col="weight"), key)
+        return RelationshipFold(
+            description=None if desc is None else desc[0],
+            weight=None if weight is None else float(weight[0]),
+        )
+
+    def get_file(self, path: str, *, with_data: bool) -> FileRow | None:
+        cols = _FILE_META + (", data" if with_data else "")
+        r = self._one(
+            f"SELECT {cols} FROM files WHERE memory_id = %s AND path = %s",
+            (self.memory_id, path),
+        )
+        if r is None:
+            return None
+        data = bytes(r[8]) if with_data else None
+        return FileRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], from_db(r[7]), data)
+
+    def list_files(self, *, prefix: str | None) -> list[FileRow]:
+        sql = f"SELECT {_FILE_META} FROM files WHERE memory_id = %s"
+        params: list[Any] = [self.memory_id]
+        if prefix:
+            sql += " AND starts_with(path, %s)"
+            params.append(prefix)
+        return [
+            FileRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], from_db(r[7]), None)
+            for r in self._all(sql + " ORDER BY path", params)
+        ]
+
+    def get_idempotency(self, key: str) -> IdempotencyRow | None:
+        r = self._one(
+            "SELECT key, operation, fingerprint, slug, result, created_at FROM idempotency "
+            "WHERE memory_id = %s AND key = %s",
+            (self.memory_id, key),
+        )
+        return None if r is None else IdempotencyRow(r[0], r[1], r[2], r[3], r[4], from_db(r[5]))
+
+    def get_proposal(self, proposal_id: int) -> ProposalRow | None:
+        r = self._one(
+            f"SELECT {_PROPOSAL_COLS} FROM merge_proposals WHERE memory_id = %s AND id = %s",
+            (self.memory_id, proposal_id),
+        )
+        return None if r is None else _proposal(r)
+
+    def list_proposals(
+        self, *, status: str | None, limit: int | None = None, offset: int = 0
+    ) -> list[ProposalRow]:
+        sql = f"SELECT {_PROPOSAL_COLS} FROM merge_proposals WHERE memory_id = %s"
+        params: list[Any] = [self.memory_id]
+        if status is not None:
+            sql += " AND status = %s"
+            params.append(status)
+        rows = self._all(sql + " ORDER BY id LIMIT %s OFFSET %s", (*params, limit, offset))
+        return [_proposal(r) for r in rows]
+
+    def rejected_pairs(self) -> set[tuple[str, str]]:
+        return {
+            (r[0], r[1])
+            for r in self._all(
+                "SELECT key_a, key_b FROM merge_rejections WHERE memory_id = %s",
+                (self.memory_id,),
+            )
+        }

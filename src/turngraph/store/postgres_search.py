@@ -1,0 +1,352 @@
+"""PostgreSQL reads for recall: full-text search on tsvector, vectors, candidate lookups.
+
+Each searchable row carries a ``search`` tsvector (English stemming) built from its fields,
+each field under its own weight label (observations: title A, content B, the search context
+C; entities: name A, description B, retrieval queries C; attributes: their text A). A
+:class:`TextSearch` becomes one tsquery: each term stemmed by ``to_tsquery`` and limited to the
+labels of the fields asked for, joined by OR (any) or AND (all); rows are ranked by
+``ts_rank`` with the fields' weights and document length normalization, higher is better.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from turngraph.store.base import (
+    TEXT_FIELDS,
+    AttributeRow,
+    ObservationFilter,
+    QueuedRow,
+    RelationshipRow,
+    TextKind,
+    TextSearch,
+    TurnRow,
+)
+from turngraph.store.postgres_rows import ATTR_COLS, ATTR_FROM, REL_SELECT, TURN_SELECT, Statements
+from turngraph.store.sqlite_rows import _attr, _rel, _turn, to_db
+
+# The table of each kind of text row and the weight label of each of its fields.
+_TABLES: dict[str, str] = {
+    "observation": "observations",
+    "entity": "entities",
+    "attribute": "attributes",
+}
+_LABELS: dict[str, dict[str, str]] = {
+    kind: dict(zip(fields, "ABC", strict=False)) for kind, fields in TEXT_FIELDS.items()
+}
+# The key a row of each kind is returned by (attributes: their ref, as in the index queue).
+_KEYS = {"observation": "id", "entity": "id", "attribute": "ref"}
+
+
+class SearchReads(Statements):
+    """Mixed into :class:`~turngraph.store.postgres_read.PostgresReadTx`."""
+
+    # -- vectors and the index queue -----------------------------------------------------------
+
+    def index_version(self) -> int:
+        row = self._one("SELECT index_version FROM memories WHERE id = %s", (self.memory_id,))
+        return 0 if row is None else int(row[0])
+
+    def load_vectors(self, kind: str, *, since: int = -1) -> list[tuple[int, bytes]]:
+        return [
+            (int(r[0]), bytes(r[1]))
+            for r in self._all(
+                "SELECT ref, data FROM vectors WHERE memory_id = %s AND kind = %s "
+                "AND stamp > %s ORDER BY ref",
+                (self.memory_id, kind, since),
+            )
+        ]
+
+    def vector_count(self, kind: str) -> int:
+        return int(
+            self._one(
+                "SELECT count(*) FROM vectors WHERE memory_id = %s AND kind = %s",
+                (self.memory_id, kind),
+            )[0]
+        )
+
+    def index_queue(self, *, limit: int) -> list[QueuedRow]:
+        queued = [
+            (str(k), int(r))
+            for k, r in self._all(
+                "SELECT kind, ref FROM index_queue WHERE memory_id = %s ORDER BY kind, ref "
+                "LIMIT %s",
+                (self.memory_id, limit),
+            )
+        ]
+        refs: dict[str, list[int]] = {}
+        for kind, ref in queued:
+            refs.setdefault(kind, []).append(ref)
+        m = self.memory_id
+        found: dict[tuple[str, int], QueuedRow] = {}
+        if refs.get("observation"):
+            for ref, title, content, speaker in self._all(
+                "SELECT o.id, o.title, o.content, coalesce(t.speaker, t.role) FROM observations o "
+                "LEFT JOIN turns t ON t.memory_id = o.memory_id AND t.observation_id = o.id "
+                "WHERE o.memory_id = %s AND o.id = ANY(%s)",
+                (m, refs["observation"]),
+            ):
+                found["observation", ref] = QueuedRow(
+                    "observation", ref, content, title=title, speaker=speaker
+                )
+        if refs.get("entity"):
+            for ref, name, description, queries in self._all(
+                "SELECT id, name, description, retrieval_queries FROM entities "
+                "WHERE memory_id = %s AND id = ANY(%s)",
+                (m, refs["entity"]),
+            ):
+                found["entity", ref] = QueuedRow(
+                    "entity", ref, description, name=name, queries=tuple(json.loads(queries))
+                )
+        if refs.get("window"):
+            for ref, context in self._all(
+                "SELECT id, search_context FROM observations WHERE memory_id = %s "
+                "AND id = ANY(%s)",
+                (m, refs["window"]),
+            ):
+                found["window", ref] = QueuedRow("window", ref, context)
+        if refs.get("attribute"):
+            for ref, name, key, value in self._all(
+                "SELECT a.ref, e.name, a.key, a.value FROM attributes a JOIN entities e "
+                "ON e.memory_id = a.memory_id AND e.id = a.entity_id "
+                "WHERE a.memory_id = %s AND a.ref = ANY(%s)",
+                (m, refs["attribute"]),
+            ):
+                found["attribute", ref] = QueuedRow("attribute", ref, value, name=name, key=key)
+        # A queued row whose source is gone still leaves the queue (with nothing to embed).
+        return [found.get((kind, ref), QueuedRow(kind, ref)) for kind, ref in queued]
+
+    def window_turns(
+        self, observation_ids: Sequence[int]
+    ) -> dict[int, list[tuple[int, str, str, bytes | None]]]:
+        out: dict[int, list[tuple[int, str, str, bytes | None]]] = {}
+        if not observation_ids:
+            return out
+        for ref, obs_id, speaker, content, data in self._all(
+            "SELECT w.observation_id, n.observation_id, coalesce(n.speaker, n.role), "
+            "o.content, v.data FROM turns w "
+            "JOIN turns n ON n.memory_id = w.memory_id AND n.session_id = w.session_id "
+            "AND n.seq BETWEEN w.seq - 1 AND w.seq + 1 "
+            "JOIN observations o ON o.memory_id = n.memory_id AND o.id = n.observation_id "
+            "LEFT JOIN vectors v ON v.memory_id = n.memory_id AND v.kind = 'observation' "
+            "AND v.ref = n.observation_id "
+            "WHERE w.memory_id = %s AND w.observation_id = ANY(%s) ORDER BY n.seq",
+            (self.memory_id, list(observation_ids)),
+        ):
+            out.setdefault(ref, []).append(
+                (obs_id, speaker, content, None if data is None else bytes(data))
+            )
+        return out
+
+    # -- text search ---------------------------------------------------------------------------
+
+    def search_text(self, search: TextSearch) -> list[tuple[int, float]]:
+        if search.kind == "attribute":
+            raise ValueError("attributes are searched with search_attributes")
+        return self._search_rows(search)
+
+    def search_attributes(self, search: TextSearch) -> list[tuple[AttributeRow, float]]:
+        if search.kind != "attribute":
+            raise ValueError(f"search_attributes searches attributes, not {search.kind}")
+        matches = self._search_rows(search)
+        if not matches:
+            return []
+        rows = {
+            int(r[0]): _attr(r[1:])
+            for r in self._all(
+                f"SELECT a.ref, {ATTR_COLS} {ATTR_FROM} WHERE a.memory_id = %s "
+                "AND a.ref = ANY(%s)",
+                (self.memory_id, [ref for ref, _ in matches]),
+            )
+        }
+        return [(rows[ref], score) for ref, score in matches if ref in rows]
+
+    def _search_rows(self, search: TextSearch) -> list[tuple[int, float]]:
+        if not search.terms:
+            return []
+        query, params = _tsquery(search, " || " if search.match == "any" else " && ")
+        table, key = _TABLES[search.kind], _KEYS[search.kind]
+        rows = self._all(
+            f"SELECT {key}, ts_rank(%s::float4[], search, q, 1) AS score "
+            f"FROM {table}, ({query}) AS query(q) "
+            "WHERE memory_id = %s AND search @@ q ORDER BY score DESC, "
+            f"{key} LIMIT %s",
+            (_rank_weights(search), *params, self.memory_id, search.limit),
+        )
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    def term_frequencies(self, search: TextSearch) -> list[int]:
+        table = _TABLES[search.kind]
+        counts: list[int] = []
+        for term in search.terms:
+            query, params = _tsquery(
+                TextSearch(search.kind, (term,), limit=0, fields=search.fields), ""
+            )
+            counts.append(
+                int(
+                    self._one(
+                        f"SELECT count(*) FROM {table}, ({query}) AS query(q) "
+                        "WHERE memory_id = %s AND search @@ q",
+                        (*params, self.memory_id),
+                    )[0]
+                )
+            )
+        return counts
+
+    def text_rows(self, kind: TextKind) -> int:
+        return int(
+            self._one(
+                f"SELECT count(*) FROM {_TABLES[kind]} WHERE memory_id = %s", (self.memory_id,)
+            )[0]
+        )
+
+    # -- candidates ----------------------------------------------------------------------------
+
+    def turns_for_observations(self, ids: Sequence[int]) -> dict[int, TurnRow]:
+        if not ids:
+            return {}
+        rows = self._all(
+            f"{TURN_SELECT} WHERE t.memory_id = %s AND t.observation_id = ANY(%s)",
+            (self.memory_id, list(ids)),
+        )
+        return {row.observation_id: row for row in map(_turn, rows)}
+
+    def turn_keys(self, ids: Sequence[int]) -> dict[int, tuple[str, str | None]]:
+        if not ids:
+            return {}
+        return {
+            obs_id: (session_id, speaker)
+            for obs_id, session_id, speaker in self._all(
+                "SELECT observation_id, session_id, speaker FROM turns "
+                "WHERE memory_id = %s AND observation_id = ANY(%s)",
+                (self.memory_id, list(ids)),
+            )
+        }
+
+    def speakers_among(self, names: Sequence[str]) -> set[str]:
+        """Those of ``names`` that speak a turn of this memory (compared without case)."""
+        if not names:
+            return set()
+        found = {
+            str(s)
+            for s in self._col(
+                "SELECT DISTINCT lower(speaker) FROM turns WHERE memory_id = %s "
+                "AND lower(speaker) = ANY(%s)",
+                (self.memory_id, [n.lower() for n in names]),
+            )
+        }
+        return {name for name in names if name.lower() in found}
+
+    def links_for_observations(self, ids: Sequence[int]) -> dict[int, list[int]]:
+        out: dict[int, list[int]] = {}
+        if not ids:
+            return out
+        for obs_id, entity_id in self._all(
+            "SELECT observation_id, entity_id FROM observation_entities "
+            "WHERE memory_id = %s AND observation_id = ANY(%s) ORDER BY pos",
+            (self.memory_id, list(ids)),
+        ):
+            out.setdefault(obs_id, []).append(entity_id)
+        return out
+
+    def observations_for_entities(self, ids: Sequence[int], *, limit: int) -> dict[int, list[int]]:
+        return {
+            entity_id: self._col(
+                "SELECT observation_id FROM observation_entities "
+                "WHERE memory_id = %s AND entity_id = %s ORDER BY seq DESC LIMIT %s",
+                (self.memory_id, entity_id, limit),
+            )
+            for entity_id in ids
+        }
+
+    def relationships_among(self, ids: Sequence[int], *, limit: int) -> list[RelationshipRow]:
+        if not ids:
+            return []
+        rows = self._all(
+            f"{REL_SELECT} WHERE r.memory_id = %s AND r.source_id = ANY(%s) "
+            "AND r.target_id = ANY(%s) "
+            "ORDER BY r.valid_until IS NOT NULL, r.weight DESC, r.id LIMIT %s",
+            (self.memory_id, list(ids), list(ids), limit),
+        )
+        return [_rel(r) for r in rows]
+
+    def attributes_for_observations(self, ids: Sequence[int]) -> list[AttributeRow]:
+        if not ids:
+            return []
+        return [
+            _attr(r)
+            for r in self._all(
+                f"SELECT {ATTR_COLS} {ATTR_FROM} WHERE a.memory_id = %s "
+                "AND a.observation_id = ANY(%s) ORDER BY a.ref",
+                (self.memory_id, list(ids)),
+            )
+        ]
+
+    def filter_observations(self, query: ObservationFilter, *, limit: int) -> list[int]:
+        sql = "SELECT o.id FROM observations o"
+        where = ["o.memory_id = %s"]
+        params: list[Any] = [self.memory_id]
+        if query.session_id is not None or query.labels:
+            sql += " JOIN turns t ON t.memory_id = o.memory_id AND t.observation_id = o.id"
+        if query.ids is not None:
+            if not query.ids:
+                return []
+            where.append("o.id = ANY(%s)")
+            params.append(list(query.ids))
+        if query.category is not None:
+            where.append("o.category = %s")
+            params.append(query.category)
+        for tag in query.tags:
+            where.append(
+                "EXISTS (SELECT 1 FROM observation_tags g WHERE g.memory_id = o.memory_id "
+                "AND g.observation_id = o.id AND g.tag = %s)"
+            )
+            params.append(tag)
+        if query.since is not None:
+            where.append("o.observed_at >= %s")
+            params.append(to_db(query.since))
+        if query.until is not None:
+            where.append("o.observed_at <= %s")
+            params.append(to_db(query.until))
+        if query.session_id is not None:
+            where.append("t.session_id = %s")
+            params.append(query.session_id)
+        for label in query.labels:
+            where.append("jsonb_exists(t.labels::jsonb, %s)")
+            params.append(label)
+        if query.entity_id is not None:
+            where.append(
+                "EXISTS (SELECT 1 FROM observation_entities l WHERE l.memory_id = o.memory_id "
+                "AND l.observation_id = o.id AND l.entity_id = %s)"
+            )
+            params.append(query.entity_id)
+        sql += " WHERE " + " AND ".join(where)
+        return self._col(
+            sql + " ORDER BY o.observed_at DESC, o.id DESC LIMIT %s", (*params, limit)
+        )
+
+
+def _tsquery(search: TextSearch, joiner: str) -> tuple[str, list[str]]:
+    """The SQL of the search's tsquery and its parameters: each term stemmed on its own
+    (quoted, so it is read as words, never as query syntax), limited to the labels of the
+    fields searched."""
+    labels = "".join(_LABELS[search.kind][name] for name, _ in search.fields)
+    suffix = f":{labels}" if labels else ""
+    parts = ["to_tsquery('english', %s)"] * len(search.terms)
+    params = ["'" + term.replace("\\", " ").replace("'", "''") + "'" + suffix for term in search.terms]
+    return "SELECT " + (joiner or " || ").join(parts), params
+
+
+def _rank_weights(search: TextSearch) -> list[float]:
+    """ts_rank's weights, in label order D, C, B, A: each field its weight (every field 1
+    when the search names none, a field left out 0), scaled so the largest is 1."""
+    chosen = dict(search.fields)
+    labels = _LABELS[search.kind]
+    by_label = {
+        labels[name]: (float(chosen.get(name, 0.0)) if chosen else 1.0) for name in labels
+    }
+    weights = [by_label.get(label, 0.0) for label in "DCBA"]
+    top = max(weights)
+    return [w / top for w in weights] if top > 0 else [1.0, 1.0, 1.0, 1.0]
