@@ -438,7 +438,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
             print(banner(key, settings), flush=True)
         app = create_app(settings, db=db)
         url = f"http://{settings.host}:{settings.port}"
-        print(f"turngraph: serving {settings.db} on {url} (inspector: {url}/ui/)")
+        print(f"turngraph: serving {db.url} on {url} (inspector: {url}/ui/)")
         config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning")
         uvicorn.Server(config).run(sockets=[sock])
 

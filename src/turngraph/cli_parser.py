@@ -17,7 +17,8 @@ from turngraph import cli_made, cli_memory
 Handler = Callable[[argparse.Namespace], Any]
 
 COMMON_HELP = {
-    "db": "database path or sqlite:///PATH (default ./turngraph.db, or TURNGRAPH_DB)",
+    "db": "a file path, sqlite:///PATH or postgresql://USER:PASS@HOST/DB "
+    "(default ./turngraph.db, or TURNGRAPH_DB)",
     "memory": "memory name (default 'default', or TURNGRAPH_MEMORY)",
     "json": "print JSON for scripts",
 }

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import turngraph
 
-from .conftest import Opener
 from .helpers import entity
 
 

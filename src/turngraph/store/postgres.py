@@ -25,6 +25,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from typing import Any
 
 import psycopg
 from psycopg import errors as pg_errors
@@ -35,9 +36,9 @@ from turngraph.config import Settings
 from turngraph.errors import ConflictError, NotFoundError, StoreError
 from turngraph.store.base import MemoryRow
 from turngraph.store.postgres_access import AccessRows
-from turngraph.store.postgres_schema import apply_schema, check_url, describe_url
-from turngraph.store.postgres_write import PostgresTx
 from turngraph.store.postgres_read import PostgresReadTx
+from turngraph.store.postgres_schema import Conn, apply_schema, check_url, describe_url
+from turngraph.store.postgres_write import PostgresTx
 from turngraph.store.sqlite_rows import from_db, to_db
 
 # The first key of every advisory lock turngraph takes ('tg'); the second is the memory id.
@@ -51,8 +52,8 @@ class PostgresStore(AccessRows):
     def __init__(self, url: str, *, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
         check_url(url)
-        self.url = url
-        self._where = describe_url(url)
+        # What the store is called in messages and reprs: the URL without its password.
+        self.url = self._where = describe_url(url)
         self._held = threading.local()
         self._guard = threading.Lock()
         self._locks: dict[int, threading.Lock] = {}
@@ -65,7 +66,7 @@ class PostgresStore(AccessRows):
                 f"cannot open PostgreSQL database {self._where}: {_reason(exc)}",
                 url=self._where,
             ) from exc
-        self._pool: ConnectionPool[psycopg.Connection[tuple[object, ...]]] = ConnectionPool(
+        self._pool: ConnectionPool[Conn] = ConnectionPool(
             url,
             kwargs={"autocommit": True, "connect_timeout": max(1, int(timeout))},
             min_size=1,
@@ -79,9 +80,9 @@ class PostgresStore(AccessRows):
     # -- connections -----------------------------------------------------------------------
 
     @contextmanager
-    def _lease(self) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+    def _lease(self) -> Iterator[Conn]:
         """A connection for this thread until the block ends, then back to the pool."""
-        held: psycopg.Connection[tuple[object, ...]] | None = getattr(self._held, "conn", None)
+        held: Conn | None = getattr(self._held, "conn", None)
         if held is not None:
             yield held
             return
@@ -115,7 +116,7 @@ class PostgresStore(AccessRows):
             return lock
 
     @contextmanager
-    def _tx(self) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+    def _tx(self) -> Iterator[Conn]:
         """One read-write transaction outside any memory (memories, principals, keys)."""
         with self._lease() as conn:
             try:
@@ -156,7 +157,7 @@ class PostgresStore(AccessRows):
         except pg_errors.UniqueViolation:
             raise ConflictError(f"memory {name!r} already exists", memory=name) from None
         assert row is not None
-        return MemoryRow(int(str(row[0])), name, visibility, retrieval, now, organization)
+        return MemoryRow(int(row[0]), name, visibility, retrieval, now, organization)
 
     def get_memory(self, name: str, *, organization: str = "default") -> MemoryRow | None:
         with self._statement() as conn:
@@ -175,7 +176,9 @@ class PostgresStore(AccessRows):
 
     def set_visibility(self, memory_id: int, visibility: str) -> None:
         with self._tx() as conn:
-            conn.execute("UPDATE memories SET visibility = %s WHERE id = %s", (visibility, memory_id))
+            conn.execute(
+                "UPDATE memories SET visibility = %s WHERE id = %s", (visibility, memory_id)
+            )
 
     def delete_memory(self, memory_id: int) -> None:
         with self._memory_lock(memory_id), self._tx() as conn:
@@ -183,7 +186,7 @@ class PostgresStore(AccessRows):
             conn.execute("DELETE FROM memories WHERE id = %s", (memory_id,))
 
     @contextmanager
-    def _statement(self) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+    def _statement(self) -> Iterator[Conn]:
         """A connection for statements outside a transaction block (each commits alone)."""
         with self._lease() as conn:
             try:
@@ -246,7 +249,7 @@ class PostgresStore(AccessRows):
                 raise StoreError(f"commit failed: {_reason(exc)}", memory_id=memory_id) from exc
 
 
-def _rollback(conn: psycopg.Connection[tuple[object, ...]]) -> None:
+def _rollback(conn: Conn) -> None:
     if conn.info.transaction_status != TransactionStatus.IDLE:
         with contextlib.suppress(psycopg.Error):
             conn.execute("ROLLBACK")
@@ -258,7 +261,5 @@ def _reason(exc: psycopg.Error) -> str:
     return text[0] if text else type(exc).__name__
 
 
-def _memory_row(r: tuple[object, ...]) -> MemoryRow:
-    return MemoryRow(
-        int(str(r[0])), str(r[1]), str(r[2]), str(r[3]), from_db(r[4]), str(r[5])  # type: ignore[arg-type]
-    )
+def _memory_row(r: tuple[Any, ...]) -> MemoryRow:
+    return MemoryRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), from_db(r[4]), str(r[5]))

@@ -218,7 +218,6 @@ class AccessRows:
     def idempotency_release(self, scope: str, key: str) -> None:
         with self._tx() as conn:
             conn.execute(
-                "DELETE FROM http_idempotency WHERE scope = %s AND key = %s "
-                "AND state = 'pending'",
+                "DELETE FROM http_idempotency WHERE scope = %s AND key = %s AND state = 'pending'",
                 (scope, key),
             )

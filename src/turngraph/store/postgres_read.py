@@ -169,13 +169,13 @@ class PostgresReadTx(TurnReads, SearchReads):
         self, *, type: str | None, limit: int, offset: int, by_name: bool = False
     ) -> list[EntityRow]:
         order = "type, key" if by_name else "degree DESC, key"
-        where, params = "memory_id = %s", [self.memory_id]
+        where = "memory_id = %s"
+        params: list[Any] = [self.memory_id]
         if type is not None:
             where += " AND type = %s"
             params = [self.memory_id, type]
         rows = self._all(
-            f"SELECT {_ENT_COLS} FROM entities WHERE {where} ORDER BY {order} "
-            "LIMIT %s OFFSET %s",
+            f"SELECT {_ENT_COLS} FROM entities WHERE {where} ORDER BY {order} LIMIT %s OFFSET %s",
             (*params, limit, offset),
         )
         return [_ent(r) for r in rows]
@@ -196,8 +196,7 @@ class PostgresReadTx(TurnReads, SearchReads):
 
     def entity_aliases(self, entity_id: int) -> list[str]:
         return self._col(
-            "SELECT name FROM entity_aliases WHERE memory_id = %s AND entity_id = %s "
-            "ORDER BY key",
+            "SELECT name FROM entity_aliases WHERE memory_id = %s AND entity_id = %s ORDER BY key",
             (self.memory_id, entity_id),
         )
 

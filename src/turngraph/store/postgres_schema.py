@@ -86,9 +86,7 @@ def _create_vector_extension(conn: Conn) -> bool:
     """Whether pgvector is installed in the database, creating it if the server has it."""
     if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone():
         return True
-    if not conn.execute(
-        "SELECT 1 FROM pg_available_extensions WHERE name = 'vector'"
-    ).fetchone():
+    if not conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone():
         return False
     try:
         conn.execute("CREATE EXTENSION IF NOT EXISTS vector")

@@ -4,13 +4,16 @@ Each searchable row carries a ``search`` tsvector (English stemming) built from 
 each field under its own weight label (observations: title A, content B, the search context
 C; entities: name A, description B, retrieval queries C; attributes: their text A). A
 :class:`TextSearch` becomes one tsquery: each term stemmed by ``to_tsquery`` and limited to the
-labels of the fields asked for, joined by OR (any) or AND (all); rows are ranked by
-``ts_rank`` with the fields' weights and document length normalization, higher is better.
+labels of the fields asked for, joined by OR (any) or AND (all). The matches are ranked by
+BM25 as SQLite's FTS5 ranks them: each stemmed word's count in a row is the sum of its
+fields' weights over its occurrences, the inverse document frequency counts the memory's rows
+holding the word in those fields, and a row's length is its number of distinct words.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -102,8 +105,7 @@ class SearchReads(Statements):
                 )
         if refs.get("window"):
             for ref, context in self._all(
-                "SELECT id, search_context FROM observations WHERE memory_id = %s "
-                "AND id = ANY(%s)",
+                "SELECT id, search_context FROM observations WHERE memory_id = %s AND id = ANY(%s)",
                 (m, refs["window"]),
             ):
                 found["window", ref] = QueuedRow("window", ref, context)
@@ -156,26 +158,63 @@ class SearchReads(Statements):
         rows = {
             int(r[0]): _attr(r[1:])
             for r in self._all(
-                f"SELECT a.ref, {ATTR_COLS} {ATTR_FROM} WHERE a.memory_id = %s "
-                "AND a.ref = ANY(%s)",
+                f"SELECT a.ref, {ATTR_COLS} {ATTR_FROM} WHERE a.memory_id = %s AND a.ref = ANY(%s)",
                 (self.memory_id, [ref for ref, _ in matches]),
             )
         }
         return [(rows[ref], score) for ref, score in matches if ref in rows]
 
     def _search_rows(self, search: TextSearch) -> list[tuple[int, float]]:
+        """Rows matching ``search`` ranked by BM25 over the fields' weighted term counts
+        (as SQLite's FTS5 ranks them): (key, score), higher is better."""
         if not search.terms:
             return []
-        query, params = _tsquery(search, " || " if search.match == "any" else " && ")
         table, key = _TABLES[search.kind], _KEYS[search.kind]
-        rows = self._all(
-            f"SELECT {key}, ts_rank(%s::float4[], search, q, 1) AS score "
-            f"FROM {table}, ({query}) AS query(q) "
-            "WHERE memory_id = %s AND search @@ q ORDER BY score DESC, "
-            f"{key} LIMIT %s",
-            (_rank_weights(search), *params, self.memory_id, search.limit),
+        labels = _field_labels(search)
+        m = self.memory_id
+        # The stemmed words of the terms, and how many rows hold each in the fields searched.
+        stats = self._all(
+            "WITH words AS (SELECT DISTINCT w FROM unnest(%s::text[]) AS t(term), "
+            "unnest(tsvector_to_array(to_tsvector('english', t.term))) AS w) "
+            f"SELECT w, (SELECT count(*) FROM {table} WHERE memory_id = %s "
+            "AND search @@ (quote_literal(w) || %s)::tsquery) FROM words",
+            (list(search.terms), m, f":{labels}"),
         )
-        return [(int(r[0]), float(r[1])) for r in rows]
+        if not stats:
+            return []
+        rows, mean = self._one(
+            f"SELECT count(*), coalesce(avg(length(search)), 1) FROM {table} WHERE memory_id = %s",
+            (m,),
+        )
+        words = [str(w) for w, _ in stats]
+        idf = [_idf(int(rows), int(n)) for _, n in stats]
+        query, params = _tsquery(search, " || " if search.match == "any" else " && ")
+        weights = _label_weights(search)
+        found = self._all(
+            f"SELECT o.{key}, sum(h.idf * h.tf * {K1 + 1} / (h.tf + {K1} * "
+            f"({1 - B} + {B} * o.len / %s))) AS score "
+            f"FROM (SELECT {key}, search, length(search) AS len FROM {table}, ({query}) "
+            "AS query(q) WHERE memory_id = %s AND search @@ q) AS o, "
+            "LATERAL (SELECT q.idf, (SELECT coalesce(sum(CASE label WHEN 'A' THEN %s "
+            "WHEN 'B' THEN %s WHEN 'C' THEN %s ELSE %s END), 0) "
+            "FROM unnest(u.weights) AS label) AS tf "
+            "FROM unnest(o.search) AS u "
+            "JOIN unnest(%s::text[], %s::float8[]) AS q(word, idf) ON q.word = u.lexeme) AS h "
+            f"GROUP BY o.{key} ORDER BY score DESC, o.{key} LIMIT %s",
+            (
+                float(mean) or 1.0,
+                *params,
+                m,
+                weights["A"],
+                weights["B"],
+                weights["C"],
+                weights["D"],
+                words,
+                idf,
+                search.limit,
+            ),
+        )
+        return [(int(r[0]), float(r[1])) for r in found]
 
     def term_frequencies(self, search: TextSearch) -> list[int]:
         table = _TABLES[search.kind]
@@ -323,9 +362,23 @@ class SearchReads(Statements):
             )
             params.append(query.entity_id)
         sql += " WHERE " + " AND ".join(where)
-        return self._col(
-            sql + " ORDER BY o.observed_at DESC, o.id DESC LIMIT %s", (*params, limit)
-        )
+        return self._col(sql + " ORDER BY o.observed_at DESC, o.id DESC LIMIT %s", (*params, limit))
+
+
+# BM25's parameters, as SQLite's FTS5 uses them.
+K1, B = 1.2, 0.75
+
+
+def _idf(rows: int, holding: int) -> float:
+    """BM25's inverse document frequency as FTS5 computes it (never below a tiny positive)."""
+    value = math.log((rows - holding + 0.5) / (holding + 0.5))
+    return value if value > 0 else 1e-6
+
+
+def _field_labels(search: TextSearch) -> str:
+    """The weight labels of the fields searched (every field when it names none)."""
+    names = [name for name, _ in search.fields] or list(TEXT_FIELDS[search.kind])
+    return "".join(_LABELS[search.kind][name] for name in names)
 
 
 def _tsquery(search: TextSearch, joiner: str) -> tuple[str, list[str]]:
@@ -335,18 +388,16 @@ def _tsquery(search: TextSearch, joiner: str) -> tuple[str, list[str]]:
     labels = "".join(_LABELS[search.kind][name] for name, _ in search.fields)
     suffix = f":{labels}" if labels else ""
     parts = ["to_tsquery('english', %s)"] * len(search.terms)
-    params = ["'" + term.replace("\\", " ").replace("'", "''") + "'" + suffix for term in search.terms]
+    params = [
+        "'" + term.replace("\\", " ").replace("'", "''") + "'" + suffix for term in search.terms
+    ]
     return "SELECT " + (joiner or " || ").join(parts), params
 
 
-def _rank_weights(search: TextSearch) -> list[float]:
-    """ts_rank's weights, in label order D, C, B, A: each field its weight (every field 1
-    when the search names none, a field left out 0), scaled so the largest is 1."""
+def _label_weights(search: TextSearch) -> dict[str, float]:
+    """Each weight label's weight: its field's (1 for every field when the search names none,
+    0 for a field left out, as FTS5's bm25 weights them)."""
     chosen = dict(search.fields)
     labels = _LABELS[search.kind]
-    by_label = {
-        labels[name]: (float(chosen.get(name, 0.0)) if chosen else 1.0) for name in labels
-    }
-    weights = [by_label.get(label, 0.0) for label in "DCBA"]
-    top = max(weights)
-    return [w / top for w in weights] if top > 0 else [1.0, 1.0, 1.0, 1.0]
+    by_label = {labels[name]: (float(chosen.get(name, 0.0)) if chosen else 1.0) for name in labels}
+    return {label: by_label.get(label, 0.0) for label in "ABCD"}

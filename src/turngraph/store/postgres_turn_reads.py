@@ -191,9 +191,7 @@ class TurnReads(Statements):
     def list_facts(
         self, *, kind: str, category: str | None, as_of: datetime | None, limit: int
     ) -> list[FactRow]:
-        sql = (
-            f"SELECT {_FACT_COLS} FROM turn_facts WHERE memory_id = %s AND kind = %s AND active"
-        )
+        sql = f"SELECT {_FACT_COLS} FROM turn_facts WHERE memory_id = %s AND kind = %s AND active"
         params: list[Any] = [self.memory_id, kind]
         if category is not None:
             sql += " AND memory_category = %s"
