@@ -26,7 +26,6 @@ UNREACHABLE = "postgresql://turngraph:s3cret-pw@127.0.0.1:1/turngraph"
     ("url", "says"),
     [
         ("postgresql://turngraph@localhost:notaport/db", "port"),
-        ("postgresql://turngraph@localhost/db?sslmode=sometimes", "sslmode"),
         ("postgresql://turngraph@localhost/db?no_such_option=1", "no_such_option"),
     ],
 )
@@ -96,7 +95,10 @@ def test_serve_takes_a_postgresql_url(postgres_url: str) -> None:
             lines.append(line)
             if "turngraph: serving" in line:
                 break
-        assert f"serving {postgres_url} on http://127.0.0.1:{port}" in "".join(lines)
+        from turngraph.store.postgres_schema import describe_url
+
+        shown = describe_url(postgres_url)  # the URL without its password
+        assert f"serving {shown} on http://127.0.0.1:{port}" in "".join(lines)
     finally:
         server.terminate()
         server.wait(timeout=30)

@@ -26,9 +26,10 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     if request.param == "sqlite":
         opened = SQLiteStore(tmp_path / "store.db")
     elif request.param == "postgres":
+        url = request.getfixturevalue("postgres_url")  # skips without the dev extra
         from turngraph.store.postgres import PostgresStore
 
-        opened = PostgresStore(request.getfixturevalue("postgres_url"))
+        opened = PostgresStore(url)
     else:  # pragma: no cover - new backends plug in here
         raise AssertionError(f"unknown backend {request.param}")
     yield opened

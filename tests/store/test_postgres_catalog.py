@@ -3,7 +3,9 @@ id, so it can be distributed and co-located by memory on a sharded PostgreSQL (C
 
 from __future__ import annotations
 
-import psycopg
+import pytest
+
+psycopg = pytest.importorskip("psycopg")  # the postgres extra; `make test` installs it
 
 # Deployment-wide tables: the memories themselves, principals and their keys (reference
 # tables on a cluster), HTTP idempotency records, and the migrations applied.
