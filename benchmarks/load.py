@@ -1,8 +1,11 @@
 """Concurrent agents against one server on 127.0.0.1: throughput, latency and errors.
 
     .venv/bin/python benchmarks/load.py [--clients 50] [--seconds 60] [--think 5.0]
+        [--postgres] [--servers 1]
 
-Starts ``turngraph serve`` on a fresh database in a temporary folder, gives each client its
+Starts ``turngraph serve`` on a fresh database in a temporary folder (SQLite, or with
+``--postgres`` a throwaway PostgreSQL; ``--servers 2`` starts two servers on it, each client
+talking to one of them in turn), gives each client its
 own key (read_write on one shared memory), and runs every client as an agent does: each turn
 it remembers the user's message, recalls with it, remembers the reply, then waits ``--think``
 seconds (a person typing) before the next turn. Every request goes through the memory API
@@ -21,11 +24,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 import httpx
 
 import turngraph
+
+sys.path.insert(0, str(Path(__file__).parent))
+from throwaway_postgres import throwaway_postgres
 
 TOPICS = [
     ("billing migration", "Acme"),
@@ -92,14 +99,14 @@ def pct(values: list[float], q: int) -> float:
 
 
 async def run(
-    base: str, keys: list[str], seconds: float, think: float
+    bases: list[str], keys: list[str], seconds: float, think: float
 ) -> tuple[dict[str, list[float]], list[str], float]:
     lat: dict[str, list[float]] = {"remember": [], "recall": []}
     errors: list[str] = []
     began = time.monotonic()
     until = began + seconds
     await asyncio.gather(
-        *(agent(i, base, k, until, think, lat, errors) for i, k in enumerate(keys))
+        *(agent(i, bases[i % len(bases)], k, until, think, lat, errors) for i, k in enumerate(keys))
     )
     return lat, errors, time.monotonic() - began
 
@@ -110,9 +117,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--think", type=float, default=5.0)
     parser.add_argument("--port", type=int, default=8799)
+    parser.add_argument("--postgres", action="store_true", help="a throwaway PostgreSQL")
+    parser.add_argument("--servers", type=int, default=1, help="servers on the one database")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "load.db"
+    with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
+        path = (
+            stack.enter_context(throwaway_postgres(Path(tmp)))
+            if args.postgres
+            else str(Path(tmp) / "load.db")
+        )
         with turngraph.open(path) as db:
             db.create_memory("load")
             row = db.store.get_memory("load")
@@ -123,37 +136,46 @@ def main() -> None:
                 db.access.create_principal(f"agent-{i}")
                 db.access.grant(f"agent-{i}", row, "read_write")
                 keys.append(db.access.create_key(f"agent-{i}")[1])
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "turngraph.cli",
-                "serve",
-                "--db",
-                str(path),
-                "--port",
-                str(args.port),
-            ],
-            stdout=subprocess.DEVNULL,
-            env={**os.environ},
-        )
-        base = f"http://127.0.0.1:{args.port}"
+        servers = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "turngraph.cli",
+                    "serve",
+                    "--db",
+                    path,
+                    "--port",
+                    str(args.port + n),
+                ],
+                stdout=subprocess.DEVNULL,
+                env={**os.environ},
+            )
+            for n in range(args.servers)
+        ]
+        bases = [f"http://127.0.0.1:{args.port + n}" for n in range(args.servers)]
         try:
-            for _ in range(400):
-                try:
-                    if httpx.get(f"{base}/api/v1/health").status_code == 200:
-                        break
-                except httpx.TransportError:
-                    time.sleep(0.05)
-            lat, errors, took = asyncio.run(run(base, keys, args.seconds, args.think))
+            for base in bases:
+                for _ in range(1200):
+                    try:
+                        if httpx.get(f"{base}/api/v1/health").status_code == 200:
+                            break
+                    except httpx.TransportError:
+                        time.sleep(0.05)
+            lat, errors, took = asyncio.run(run(bases, keys, args.seconds, args.think))
         finally:
-            server.terminate()
-            server.wait(10)
+            for server in servers:
+                server.terminate()
+                server.wait(10)
     total = sum(len(v) for v in lat.values())
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
     )
-    print(f"{args.clients} clients, {args.seconds:g} s, think {args.think:g} s between turns\n")
+    backend = "PostgreSQL" if args.postgres else "SQLite"
+    print(
+        f"{args.clients} clients, {args.seconds:g} s, think {args.think:g} s between turns, "
+        f"{args.servers} server(s) on {backend}\n"
+    )
     print("| operation | requests | per second | p50 (ms) | p99 (ms) |")
     print("|---|---:|---:|---:|---:|")
     for op, values in lat.items():

@@ -1,6 +1,7 @@
-"""Recall latency and ingest rate as a memory grows (embedded SQLite, default embedder).
+"""Recall latency and ingest rate as a memory grows (embedded SQLite, or a throwaway
+PostgreSQL with --postgres; default embedder).
 
-    .venv/bin/python benchmarks/scale.py [--sizes 10000,100000] [--queries 200]
+    .venv/bin/python benchmarks/scale.py [--sizes 10000,100000] [--queries 200] [--postgres]
 
 Builds one memory per size from generated work notes: people, organizations and projects
 drawn from fixed pools, sentences from templates with varied topics, each observation naming
@@ -15,13 +16,18 @@ import platform
 import random
 import resource
 import statistics
+import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 import turngraph
 from turngraph.config import Settings
 from turngraph.recall.index import refresh_vectors, wait_for_index
+
+sys.path.insert(0, str(Path(__file__).parent))
+from throwaway_postgres import throwaway_postgres
 
 FIRST = [
     "Ana",
@@ -241,6 +247,7 @@ def main() -> None:
         help="build conversation turns through the bulk path (remember_many, background "
         "embedding, resumable with --db) instead of observations one by one",
     )
+    parser.add_argument("--postgres", action="store_true", help="a throwaway PostgreSQL")
     parser.add_argument(
         "--db",
         type=Path,
@@ -250,9 +257,12 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
         settings = Settings()
-        db = turngraph.open(args.db or Path(tmp) / "scale.db", settings=settings)
+        where: str | Path = args.db or Path(tmp) / "scale.db"
+        if args.postgres:
+            where = stack.enter_context(throwaway_postgres(Path(tmp)))
+        db = turngraph.open(where, settings=settings)
         existing = {m.name for m in db.list_memories()}
         for size in sizes:
             rng = random.Random(size)
@@ -287,7 +297,7 @@ def main() -> None:
                 flush=True,
             )
         db.close()
-        if args.db:
+        if args.db and not args.postgres:
             print(f"database: {args.db.stat().st_size / 2**20:,.0f} MiB")
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"peak RSS of this process: {rss:,.0f} MiB")

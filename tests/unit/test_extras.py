@@ -1,5 +1,5 @@
-"""`pip install turngraph` is the library: the server and MCP dependencies are extras, and an
-embedded use of a memory never imports them."""
+"""`pip install turngraph` is the library: the server, MCP and PostgreSQL dependencies are
+extras, and an embedded use of a memory never imports them."""
 
 from __future__ import annotations
 
@@ -23,7 +23,12 @@ def test_the_server_and_mcp_dependencies_are_extras() -> None:
         Requirement(r).name for r in extras["server"]
     }
     assert "mcp" in {Requirement(r).name for r in extras["mcp"]}
-    assert any(r.startswith("turngraph[server,mcp]") for r in extras["dev"])
+    dev = [Requirement(r) for r in extras["dev"] if Requirement(r).name == "turngraph"]
+    assert dev
+    assert {"server", "mcp", "postgres"} <= dev[0].extras
+    # The PostgreSQL driver is an extra too.
+    assert not base & {"psycopg", "psycopg-pool"}
+    assert {"psycopg", "psycopg-pool"} <= {Requirement(r).name for r in extras["postgres"]}
 
 
 def test_an_embedded_memory_never_imports_the_server_or_mcp(tmp_path: Path) -> None:
@@ -33,7 +38,7 @@ with turngraph.open({str(tmp_path / "e.db")!r}) as db:
     m = db.create_memory("m", retrieval={{"embedder": "none"}})
     m.remember("I live in Leeds.", speaker="Dana")
     m.recall("Leeds")
-faces = {{"fastapi", "uvicorn", "mcp", "starlette"}}
+faces = {{"fastapi", "uvicorn", "mcp", "starlette", "psycopg", "psycopg_pool"}}
 print(sorted({{n.split(".")[0] for n in sys.modules}} & faces))
 """
     out = subprocess.run(
