@@ -329,7 +329,9 @@ def cmd_bench(args: argparse.Namespace) -> None:
             f"no such LoCoMo file: {', '.join(missing) or args.files}", field="files"
         )
     try:
-        report = locomo.run(paths, ks, log=lambda line: print(line, file=sys.stderr))
+        report = locomo.run(
+            paths, ks, log=lambda line: print(line, file=sys.stderr), db_url=args.db
+        )
     except ImportError as exc:
         raise ValidationError(
             f"the LoCoMo benchmark needs {exc.name} for its baseline: pip install -e '.[dev]'",

@@ -351,6 +351,12 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     b.add_argument("files", nargs="+", help="LoCoMo conversation JSON files or folders")
     b.add_argument("--k", default="1,5,10,20", help="cut-offs, comma-separated")
     b.add_argument("--json", dest="json_out", metavar="OUT", help="write the report as JSON")
+    b.add_argument(
+        "--db",
+        metavar="URL",
+        help="run on this database (e.g. postgresql://...; it must not yet hold memories "
+        "named after the files) instead of a temporary SQLite file",
+    )
     b.set_defaults(handler=handlers["bench"])
     b = bench.add_parser(
         "extraction",

@@ -105,7 +105,13 @@ def _evidence(qa: dict[str, Any]) -> set[str]:
     return ids
 
 
-def run(paths: Sequence[Path], ks: Sequence[int], *, log: Callable[[str], None]) -> dict[str, Any]:
+def run(
+    paths: Sequence[Path],
+    ks: Sequence[int],
+    *,
+    log: Callable[[str], None],
+    db_url: str | None = None,
+) -> dict[str, Any]:
     import bm25s  # a dev dependency: the baseline only
 
     kmax = max(ks)
@@ -114,7 +120,7 @@ def run(paths: Sequence[Path], ks: Sequence[int], *, log: Callable[[str], None])
     split = Split()
     ingest = {"turns": 0, "seconds": 0.0, "cpu_seconds": 0.0}
     with tempfile.TemporaryDirectory() as tmp:
-        db = turngraph.open(Path(tmp) / "locomo.db")
+        db = turngraph.open(db_url or Path(tmp) / "locomo.db")
         for path in paths:
             data = json.loads(path.read_text("utf-8"))
             conv = data.get("conversation", data)

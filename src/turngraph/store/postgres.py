@@ -13,9 +13,10 @@ Writes to different memories never wait for each other.
 
 Every memory-scoped table is keyed by memory id and every query names the memory (see the
 migrations in ``migrations/postgres``), so the schema distributes by memory on a sharded
-PostgreSQL. Text search uses the rows' own ``tsvector`` columns (English stemming, ranked);
-vectors are stored as float32 bytes beside their rows, and also as pgvector ``vector`` values
-with an HNSW index where the extension is installed (see :mod:`turngraph.store.postgres_schema`).
+PostgreSQL. Text search uses the rows' own ``tsvector`` columns (English stemming, ranked by
+BM25 as SQLite's FTS5 ranks); vectors are stored as float32 bytes beside their rows, like
+SQLite's, and searched by the core's cached matrices, so no extension is needed (pgvector is
+not used; docs/scaling.md says why).
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ class PostgresStore(AccessRows):
         timeout = self.settings.postgres_connect_timeout_seconds
         try:
             with psycopg.connect(url, autocommit=True, connect_timeout=max(1, int(timeout))) as c:
-                self.vectors = apply_schema(c)
+                apply_schema(c)
         except psycopg.Error as exc:
             raise StoreError(
                 f"cannot open PostgreSQL database {self._where}: {_reason(exc)}",

@@ -2,14 +2,11 @@
 
 Migrations are the files of ``migrations/postgres`` in name order, each applied once in its
 own transaction and recorded in ``_migrations``; a session advisory lock makes the processes
-that open one database at the same time apply each migration exactly once. A migration whose
-first line is :data:`NEEDS_VECTOR` is applied only where the pgvector extension can be
-created; until then it is left for a later open.
+that open one database at the same time apply each migration exactly once.
 """
 
 from __future__ import annotations
 
-from typing import Any
 from urllib.parse import urlsplit
 
 import psycopg
@@ -19,8 +16,6 @@ from turngraph.errors import ValidationError
 
 Conn = psycopg.Connection[TupleRow]
 
-# The first line of a migration that needs pgvector.
-NEEDS_VECTOR = "-- turngraph: needs pgvector"
 # The advisory lock (first key, second key) that serializes migrations across processes.
 MIGRATION_LOCK = (0x7467, 0)
 
@@ -55,9 +50,8 @@ def describe_url(url: str) -> str:
     return parts._replace(netloc=netloc).geturl()
 
 
-def apply_schema(conn: Conn) -> bool:
-    """Apply the migrations ``_migrations`` does not record yet; True when pgvector's
-    migration is applied (vectors are also stored as pgvector values)."""
+def apply_schema(conn: Conn) -> None:
+    """Apply the migrations ``_migrations`` does not record yet."""
     from turngraph.store.sqlite import load_migrations
 
     conn.execute("SELECT pg_advisory_lock(%s, %s)", MIGRATION_LOCK)
@@ -67,33 +61,11 @@ def apply_schema(conn: Conn) -> bool:
             "(name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
         )
         done = {str(r[0]) for r in conn.execute("SELECT name FROM _migrations")}
-        vectors = True
         for name, sql in load_migrations("postgres"):
             if name in done:
-                continue
-            if sql.startswith(NEEDS_VECTOR) and not _create_vector_extension(conn):
-                vectors = False
                 continue
             with conn.transaction():
                 conn.execute(sql)
                 conn.execute("INSERT INTO _migrations (name) VALUES (%s)", (name,))
-        return vectors
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s, %s)", MIGRATION_LOCK)
-
-
-def _create_vector_extension(conn: Conn) -> bool:
-    """Whether pgvector is installed in the database, creating it if the server has it."""
-    if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone():
-        return True
-    if not conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone():
-        return False
-    try:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-    except psycopg.Error:  # not allowed to create it: stay on the fallback
-        return False
-    return True
-
-
-def as_int(value: Any) -> int:
-    return int(value)
