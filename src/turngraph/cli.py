@@ -400,6 +400,26 @@ def cmd_backup(args: argparse.Namespace) -> None:
     print(f"backed up {args.db} to {done.path} ({done.bytes:,} bytes)")
 
 
+def cmd_copy(args: argparse.Namespace) -> None:
+    from turngraph.copying import copy_memories
+    from turngraph.recall.index import wait_for_index
+
+    with turngraph.open(args.src) as src, turngraph.open(args.dst) as dst:
+        copied = copy_memories(
+            src.store,
+            dst.store,
+            names=args.memories,
+            organization=args.organization,
+            log=lambda line: print(line, file=sys.stderr),
+        )
+        dst.resume_indexing()  # the copied rows are embedded again in the destination
+        wait_for_index(dst.store, timeout=3600)
+    if args.json:
+        print(json.dumps([m.name for m in copied]))
+    else:
+        print(f"copied {len(copied)} memories from {src.url} to {dst.url}")
+
+
 def cmd_check(args: argparse.Namespace) -> None:
     from turngraph.maintenance import check_database, render_check
 
@@ -573,6 +593,7 @@ def build_parser() -> argparse.ArgumentParser:
         {
             "add": cmd_add,
             "backup": cmd_backup,
+            "copy": cmd_copy,
             "bench": cmd_bench,
             "bench_extraction": cmd_bench_extraction,
             "check": cmd_check,

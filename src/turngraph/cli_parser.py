@@ -246,6 +246,25 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     )
     p.add_argument("path", help="where to write the copy (must not exist)")
     p.add_argument("--overwrite", action="store_true", help="replace PATH if it exists")
+    p = add(
+        "copy",
+        handlers["copy"],
+        "copy whole memories between two databases (SQLite or PostgreSQL, either way)",
+        "turngraph copy ./turngraph.db postgresql://turngraph:PW@db.internal/turngraph\n"
+        "turngraph copy SRC DST --memory acme --memory notes",
+        "json",
+    )
+    p.add_argument("src", help="the database to copy from (a path or a URL)")
+    p.add_argument("dst", help="the database to copy into (created if needed)")
+    p.add_argument(
+        "--memory",
+        dest="memories",
+        action="append",
+        metavar="NAME",
+        help="copy only this memory (repeatable); without it every memory is copied, with "
+        "principals, keys and grants",
+    )
+    p.add_argument("--organization", default="default", help="the memories' organization")
     add(
         "check",
         handlers["check"],

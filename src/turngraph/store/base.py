@@ -44,7 +44,9 @@ from typing import Protocol
 from turngraph.config import Settings
 from turngraph.store.rows import (
     TEXT_FIELDS,
+    AssertionRow,
     AttributeRow,
+    BackingRow,
     Counts,
     EntityFold,
     EntityRow,
@@ -73,7 +75,10 @@ from turngraph.store.rows import (
 __all__ = [
     "TEXT_FIELDS",
     "AccessStore",
+    "AssertionRow",
     "AttributeRow",
+    "BackingRow",
+    "CopyReads",
     "Counts",
     "EntityFold",
     "EntityRow",
@@ -258,7 +263,36 @@ class RecallReads(Protocol):
     def filter_observations(self, query: ObservationFilter, *, limit: int) -> list[int]: ...
 
 
-class ReadTx(GraphReads, TurnReads, FileReads, RecallReads, Protocol):
+class CopyReads(Protocol):
+    """The stored rows no other read returns whole, for copying a memory exactly
+    (:mod:`turngraph.copying`)."""
+
+    memory_id: int
+
+    def write_seq(self) -> int:
+        """The memory's write counter (the last ``next_seq``)."""
+        ...
+
+    def observation_assertions(self, observation_id: int) -> list[AssertionRow]: ...
+    def observation_backings(self, observation_id: int) -> list[BackingRow]: ...
+    def alias_rows(self) -> list[tuple[str, str, int]]:
+        """Every alias: (key, name, entity id)."""
+        ...
+
+    def search_contexts(self) -> dict[int, str]:
+        """Each observation's search context, where the core set one."""
+        ...
+
+    def relationship_times(self) -> dict[int, tuple[datetime, datetime]]:
+        """Each relationship's (created_at, updated_at)."""
+        ...
+
+    def idempotency_rows(self) -> list[IdempotencyRow]: ...
+    def retired_slugs(self) -> list[tuple[str, datetime]]: ...
+    def rejections(self) -> list[tuple[str, str, datetime]]: ...
+
+
+class ReadTx(GraphReads, TurnReads, FileReads, RecallReads, CopyReads, Protocol):
     """Reads within one memory, from one consistent snapshot."""
 
 
@@ -458,6 +492,9 @@ class WriteTx(ReadTx, GraphWrites, TurnWrites, FileWrites, RecallWrites, Protoco
     """Writes within one memory; the store serializes them per memory and commits atomically."""
 
     def next_seq(self) -> int: ...
+    def raise_seq(self, at_least: int) -> None:
+        """Move the write counter up to ``at_least`` (a copy's assertions keep their seq)."""
+        ...
 
 
 class AccessStore(Protocol):
@@ -471,6 +508,10 @@ class AccessStore(Protocol):
     def add_key(self, row: KeyRow, key_hash: str) -> KeyRow: ...
     def find_key(self, key_hash: str) -> tuple[KeyRow, PrincipalRow] | None: ...
     def list_keys(self, principal_id: str | None = None) -> list[KeyRow]: ...
+    def key_hashes(self) -> dict[str, str]:
+        """Each key's stored hash by key id (for copying a deployment; never shown)."""
+        ...
+
     def revoke_key(self, key_id: str, now: datetime) -> KeyRow | None: ...
     def set_grant(self, principal_id: str, memory_id: int, tier: str, now: datetime) -> None: ...
     def remove_grant(self, principal_id: str, memory_id: int) -> bool: ...

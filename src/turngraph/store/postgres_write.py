@@ -25,6 +25,11 @@ class PostgresTx(MoreWrites):
             )[0]
         )
 
+    def raise_seq(self, at_least: int) -> None:
+        self._run(
+            "UPDATE memories SET seq = greatest(seq, %s) WHERE id = %s", (at_least, self.memory_id)
+        )
+
     # -- observations --------------------------------------------------------------------------
 
     def insert_observation(

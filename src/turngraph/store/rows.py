@@ -91,6 +91,28 @@ class LinkRow:
 
 
 @dataclass(frozen=True, slots=True)
+class AssertionRow:
+    """What one observation says about one entity (its link), as stored."""
+
+    entity_id: int
+    explicit: bool
+    type: str | None
+    description: str | None
+    retrieval_queries: tuple[str, ...]
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class BackingRow:
+    """What one observation says about one relationship it backs, as stored."""
+
+    relationship_id: int
+    description: str | None
+    weight: float | None
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
 class FileRow:
     path: str
     filename: str

@@ -138,6 +138,9 @@ class AccessRows:
             )
         return [_key(r) for r in rows]
 
+    def key_hashes(self) -> dict[str, str]:
+        return {r[0]: r[1] for r in self._fetch("SELECT id, key_hash FROM api_keys")}
+
     def revoke_key(self, key_id: str, now: datetime) -> KeyRow | None:
         with self._tx() as conn:
             conn.execute(

@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
 from typing import Any
 
 from turngraph.store.base import (
+    AssertionRow,
+    BackingRow,
     Counts,
     EntityFold,
     EntityRow,
@@ -369,3 +372,85 @@ class SQLiteReadTx(TurnReads, SearchReads):
                 "SELECT key_a, key_b FROM merge_rejections WHERE memory_id=?", (self.memory_id,)
             )
         }
+
+    # -- rows for copying ------------------------------------------------------------------
+
+    def write_seq(self) -> int:
+        return int(self._one("SELECT seq FROM memories WHERE id=?", (self.memory_id,))[0])
+
+    def observation_assertions(self, observation_id: int) -> list[AssertionRow]:
+        return [
+            AssertionRow(r[0], bool(r[1]), r[2], r[3], tuple(json.loads(r[4] or "[]")), r[5])
+            for r in self._all(
+                "SELECT entity_id, explicit, type, description, retrieval_queries, seq "
+                "FROM observation_entities WHERE observation_id=? ORDER BY rowid",
+                (observation_id,),
+            )
+        ]
+
+    def observation_backings(self, observation_id: int) -> list[BackingRow]:
+        return [
+            BackingRow(r[0], r[1], r[2], r[3])
+            for r in self._all(
+                "SELECT relationship_id, description, weight, seq FROM observation_relationships "
+                "WHERE observation_id=? ORDER BY rowid",
+                (observation_id,),
+            )
+        ]
+
+    def alias_rows(self) -> list[tuple[str, str, int]]:
+        return [
+            (r[0], r[1], r[2])
+            for r in self._all(
+                "SELECT key, name, entity_id FROM entity_aliases WHERE memory_id=? ORDER BY key",
+                (self.memory_id,),
+            )
+        ]
+
+    def search_contexts(self) -> dict[int, str]:
+        return {
+            r[0]: r[1]
+            for r in self._all(
+                "SELECT o.id, f.context FROM observations o JOIN fts_observations f "
+                "ON f.rowid = o.id WHERE o.memory_id=? AND f.context != ''",
+                (self.memory_id,),
+            )
+        }
+
+    def relationship_times(self) -> dict[int, tuple[datetime, datetime]]:
+        return {
+            r[0]: (from_db(r[1]), from_db(r[2]))
+            for r in self._all(
+                "SELECT id, created_at, updated_at FROM relationships WHERE memory_id = ?",
+                (self.memory_id,),
+            )
+        }
+
+    def idempotency_rows(self) -> list[IdempotencyRow]:
+        return [
+            IdempotencyRow(r[0], r[1], r[2], r[3], r[4], from_db(r[5]))
+            for r in self._all(
+                "SELECT key, operation, fingerprint, slug, result, created_at FROM idempotency "
+                "WHERE memory_id=? ORDER BY key",
+                (self.memory_id,),
+            )
+        ]
+
+    def retired_slugs(self) -> list[tuple[str, datetime]]:
+        return [
+            (r[0], from_db(r[1]))
+            for r in self._all(
+                "SELECT slug, deleted_at FROM retired_slugs WHERE memory_id=? ORDER BY slug",
+                (self.memory_id,),
+            )
+        ]
+
+    def rejections(self) -> list[tuple[str, str, datetime]]:
+        return [
+            (r[0], r[1], from_db(r[2]))
+            for r in self._all(
+                "SELECT key_a, key_b, rejected_at FROM merge_rejections WHERE memory_id=? "
+                "ORDER BY key_a, key_b",
+                (self.memory_id,),
+            )
+        ]

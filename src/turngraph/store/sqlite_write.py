@@ -23,6 +23,11 @@ class SQLiteTx(SQLiteReadTx):
             )[0]
         )
 
+    def raise_seq(self, at_least: int) -> None:
+        self.conn.execute(
+            "UPDATE memories SET seq = max(seq, ?) WHERE id=?", (at_least, self.memory_id)
+        )
+
     def insert_observation(
         self,
         *,
