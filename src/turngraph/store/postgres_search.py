@@ -13,7 +13,6 @@ holding the word in those fields, and a row's length is its number of distinct w
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -166,53 +165,58 @@ class SearchReads(Statements):
 
     def _search_rows(self, search: TextSearch) -> list[tuple[int, float]]:
         """Rows matching ``search`` ranked by BM25 over the fields' weighted term counts
-        (as SQLite's FTS5 ranks them): (key, score), higher is better."""
+        (as SQLite's FTS5 ranks them): (key, score), higher is better. One statement: the
+        stemmed words of the terms, the memory's row count and mean length, the matching
+        rows with each word's weighted count, and each word's document frequency (for an
+        any-search counted among the matches, which hold every row that has one of them)."""
         if not search.terms:
             return []
         table, key = _TABLES[search.kind], _KEYS[search.kind]
         labels = _field_labels(search)
-        m = self.memory_id
-        # The stemmed words of the terms, and how many rows hold each in the fields searched.
-        stats = self._all(
-            "WITH words AS (SELECT DISTINCT w FROM unnest(%s::text[]) AS t(term), "
-            "unnest(tsvector_to_array(to_tsvector('english', t.term))) AS w) "
-            f"SELECT w, (SELECT count(*) FROM {table} WHERE memory_id = %s "
-            "AND search @@ (quote_literal(w) || %s)::tsquery) FROM words",
-            (list(search.terms), m, f":{labels}"),
-        )
-        if not stats:
-            return []
-        rows, mean = self._one(
-            f"SELECT count(*), coalesce(avg(length(search)), 1) FROM {table} WHERE memory_id = %s",
-            (m,),
-        )
-        words = [str(w) for w, _ in stats]
-        idf = [_idf(int(rows), int(n)) for _, n in stats]
-        query, params = _tsquery(search, " || " if search.match == "any" else " && ")
+        joiner = " || " if search.match == "any" else " && "
+        parts = [f"to_tsquery('english', %(t{i})s)" for i in range(len(search.terms))]
+        params: dict[str, object] = {
+            f"t{i}": _quoted(term, labels) for i, term in enumerate(search.terms)
+        }
         weights = _label_weights(search)
+        params.update(
+            m=self.memory_id,
+            terms=list(search.terms),
+            labels=labels,
+            suffix=f":{labels}",
+            limit=search.limit,
+            **{f"w{label}": weight for label, weight in weights.items()},
+        )
+        if search.match == "any":
+            df = "SELECT word, count(*) FILTER (WHERE held) AS df FROM h GROUP BY word"
+        else:
+            df = (
+                f"SELECT w AS word, (SELECT count(*) FROM {table} WHERE memory_id = %(m)s "
+                "AND search @@ (quote_literal(w) || %(suffix)s)::tsquery) AS df FROM words"
+            )
         found = self._all(
-            f"SELECT o.{key}, sum(h.idf * h.tf * {K1 + 1} / (h.tf + {K1} * "
-            f"({1 - B} + {B} * o.len / %s))) AS score "
-            f"FROM (SELECT {key}, search, length(search) AS len FROM {table}, ({query}) "
-            "AS query(q) WHERE memory_id = %s AND search @@ q) AS o, "
-            "LATERAL (SELECT q.idf, (SELECT coalesce(sum(CASE label WHEN 'A' THEN %s "
-            "WHEN 'B' THEN %s WHEN 'C' THEN %s ELSE %s END), 0) "
-            "FROM unnest(u.weights) AS label) AS tf "
-            "FROM unnest(o.search) AS u "
-            "JOIN unnest(%s::text[], %s::float8[]) AS q(word, idf) ON q.word = u.lexeme) AS h "
-            f"GROUP BY o.{key} ORDER BY score DESC, o.{key} LIMIT %s",
-            (
-                float(mean) or 1.0,
-                *params,
-                m,
-                weights["A"],
-                weights["B"],
-                weights["C"],
-                weights["D"],
-                words,
-                idf,
-                search.limit,
-            ),
+            "WITH words AS (SELECT DISTINCT w FROM unnest(%(terms)s::text[]) AS t(term), "
+            "unnest(tsvector_to_array(to_tsvector('english', t.term))) AS w), "
+            "stats AS (SELECT count(*)::float8 AS n, "
+            f"coalesce(avg(length(search)), 1)::float8 AS mean FROM {table} "
+            "WHERE memory_id = %(m)s), "
+            f"o AS (SELECT {key} AS key, search, length(search) AS len FROM {table}, "
+            f"(SELECT {joiner.join(parts)}) AS query(q) "
+            "WHERE memory_id = %(m)s AND search @@ q), "
+            "h AS (SELECT o.key, o.len, u.lexeme AS word, "
+            "(SELECT coalesce(sum(CASE label WHEN 'A' THEN %(wA)s WHEN 'B' THEN %(wB)s "
+            "WHEN 'C' THEN %(wC)s ELSE %(wD)s END), 0) FROM unnest(u.weights) AS label) AS tf, "
+            "(SELECT bool_or(strpos(%(labels)s, label::text) > 0) "
+            "FROM unnest(u.weights) AS label) AS held "
+            "FROM o, unnest(o.search) AS u WHERE u.lexeme IN (SELECT w FROM words)), "
+            f"df AS ({df}) "
+            f"SELECT h.key, sum(i.idf * h.tf * {K1 + 1} / "
+            f"(h.tf + {K1} * ({1 - B} + {B} * h.len / stats.mean))) AS score "
+            "FROM h JOIN df USING (word) CROSS JOIN stats, "
+            "LATERAL (SELECT CASE WHEN x > 0 THEN x ELSE 1e-6 END AS idf FROM "
+            "(SELECT ln((stats.n - df.df + 0.5) / (df.df + 0.5)) AS x) AS z) AS i "
+            "WHERE h.held GROUP BY h.key ORDER BY score DESC, h.key LIMIT %(limit)s",
+            params,
         )
         return [(int(r[0]), float(r[1])) for r in found]
 
@@ -369,16 +373,16 @@ class SearchReads(Statements):
 K1, B = 1.2, 0.75
 
 
-def _idf(rows: int, holding: int) -> float:
-    """BM25's inverse document frequency as FTS5 computes it (never below a tiny positive)."""
-    value = math.log((rows - holding + 0.5) / (holding + 0.5))
-    return value if value > 0 else 1e-6
-
-
 def _field_labels(search: TextSearch) -> str:
     """The weight labels of the fields searched (every field when it names none)."""
     names = [name for name, _ in search.fields] or list(TEXT_FIELDS[search.kind])
     return "".join(_LABELS[search.kind][name] for name in names)
+
+
+def _quoted(term: str, labels: str) -> str:
+    """One term in to_tsquery's syntax: quoted (read as words, never as operators), limited
+    to the weight labels of the fields searched."""
+    return "'" + term.replace("\\", " ").replace("'", "''") + "'" + (f":{labels}" if labels else "")
 
 
 def _tsquery(search: TextSearch, joiner: str) -> tuple[str, list[str]]:
@@ -386,11 +390,8 @@ def _tsquery(search: TextSearch, joiner: str) -> tuple[str, list[str]]:
     (quoted, so it is read as words, never as query syntax), limited to the labels of the
     fields searched."""
     labels = "".join(_LABELS[search.kind][name] for name, _ in search.fields)
-    suffix = f":{labels}" if labels else ""
     parts = ["to_tsquery('english', %s)"] * len(search.terms)
-    params = [
-        "'" + term.replace("\\", " ").replace("'", "''") + "'" + suffix for term in search.terms
-    ]
+    params = [_quoted(term, labels) for term in search.terms]
     return "SELECT " + (joiner or " || ").join(parts), params
 
 
