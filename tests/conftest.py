@@ -4,6 +4,8 @@ real server the session starts for itself (tests/postgres.py)."""
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,7 +34,7 @@ def sqlite_db(db_path: Path) -> Iterator[turngraph.Database]:
 
 
 @pytest.fixture(scope="session")
-def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresForTests]:
+def postgres() -> Iterator[PostgresForTests]:
     """A real PostgreSQL server for the whole session (see tests/postgres.py)."""
     try:
         import pgserver  # noqa: F401
@@ -43,9 +45,15 @@ def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresForTe
         pytest.skip("PostgreSQL tests need the dev extra (pgserver, psycopg)")
     from tests.postgres import PostgresForTests
 
-    server = PostgresForTests(tmp_path_factory.mktemp("postgres"))
-    yield server
-    server.stop()
+    # Not under pytest's temporary folder: pytest removes old sessions' folders when a new
+    # session starts, which would pull the data folder from under a server still running.
+    root = Path(tempfile.mkdtemp(prefix="turngraph-postgres-"))
+    try:
+        server = PostgresForTests(root)
+        yield server
+        server.stop()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """A real PostgreSQL for the tests, started and stopped by the test session itself.
 
 The `pgserver` wheel (a dev dependency) ships PostgreSQL 16 with pgvector; the server runs
-from a data folder under the session's temporary directory, listens on a Unix socket only,
+from a temporary folder of its own, listens on a Unix socket only,
 and is stopped and deleted when the session ends. Each test gets its own database, copied
 from a template that already holds the schema (a copy takes tens of milliseconds; migrating
 a database afresh would take longer), and dropped after the test.
