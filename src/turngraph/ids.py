@@ -14,11 +14,10 @@ _ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
 
 def new_key() -> str:
     value = (int(time.time() * 1000) << 80) | secrets.randbits(80)
-    chars = []
-    for _ in range(26):
-        chars.append(_ALPHABET[value & 31])
-        value >>= 5
-    return "".join(reversed(chars))
+    return "".join([_ALPHABET[(value >> shift) & 31] for shift in _SHIFTS])
+
+
+_SHIFTS = tuple(range(125, -1, -5))  # 26 digits of 5 bits, most significant first
 
 
 def new_id(table: str) -> str:

@@ -28,7 +28,10 @@ _EDGE_PUNCT = (
 )
 _WS_RE = re.compile(r"\s+")
 _SLUG_SPLIT_RE = re.compile(r"[\W_]+", re.UNICODE)
-_CONTROL_OK_IN_CONTENT = {"\n", "\r", "\t"}
+# Unicode's control characters (category Cc: U+0000-U+001F and U+007F-U+009F), found in one
+# scan; multi-line text may hold line breaks and tabs.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_CONTROL_IN_LINES = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def check_text(value: object, *, field: str, multiline: bool = False, **context: Any) -> str:
@@ -43,11 +46,13 @@ def check_text(value: object, *, field: str, multiline: bool = False, **context:
         raise ValidationError(
             f"{field} is not valid Unicode text (it holds a lone surrogate)", field=field, **context
         ) from None
-    for ch in value:
-        if unicodedata.category(ch) == "Cc" and not (multiline and ch in _CONTROL_OK_IN_CONTENT):
-            raise ValidationError(
-                f"{field} contains the control character U+{ord(ch):04X}", field=field, **context
-            )
+    bad = (_CONTROL_IN_LINES if multiline else _CONTROL).search(value)
+    if bad:
+        raise ValidationError(
+            f"{field} contains the control character U+{ord(bad.group()):04X}",
+            field=field,
+            **context,
+        )
     return value
 
 
