@@ -73,11 +73,13 @@ _QUESTION = re.compile(
 _SELF_QUESTION = re.compile(r"^(am|do|did|have|was)\s+(I)\s+(.+?)(?:\s+or\s+.*)?\W*$", re.I)
 # Leads that mark a bare value as a correction ("oops, 33"); "no" or "actually" alone do not.
 _BARE_VALUE_LEAD = re.compile(
-    r"^(?:sorry|oops|whoops|typo|correction|my bad|I meant|I mean|wait no|scratch that)\b", re.I
+    r"^(?:sorry|oops|whoops|typo|correction|my bad|I meant|I mean|wait no|scratch that|"
+    r"(?:well )?technically)\b",
+    re.I,
 )
 _CORRECTION_LEAD = re.compile(
     r"^(?:(?:sorry|oops|wait|no|nah|correction|actually|my bad|typo|scratch that|I mean|"
-    r"I meant|sorry I meant|whoops)\b\W*)+",
+    r"I meant|sorry I meant|whoops|well technically|technically)\b\W*)+",
     re.I,
 )
 _DOUBLED = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.I)
@@ -480,8 +482,10 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules, OpinionRule
             and not starts_subject(pair.group(1).split()[0], self.people)
         ):
             return self._restate(old=pair.group(2), new=pair.group(1))
-        if 0 < len(rest.split()) <= 3 and _BARE_VALUE_LEAD.match(body):
-            return self._restate_value(rest)
+        # "oops, 33", "well technically Tripoli, i just say Beirut": the value before any comma
+        value = rest.split(",")[0].strip()
+        if 0 < len(value.split()) <= 3 and _BARE_VALUE_LEAD.match(body):
+            return self._restate_value(value)
         return False
 
     def _history_sentences(self) -> list[str]:
