@@ -7,7 +7,7 @@ import re
 
 from turngraph.extract import gazetteers as gz
 from turngraph.extract import vocab as v
-from turngraph.extract.base import RawAction, RawEntity, RawUncertainty
+from turngraph.extract.base import RawAction, RawUncertainty
 from turngraph.extract.clauses import Clause, is_verb, parse_clause
 from turngraph.extract.findings import Findings, TurnState
 from turngraph.extract.lexicon import lemma
@@ -683,19 +683,13 @@ class ClauseFacts(TurnState):
                 return  # "getting married next month": a plan, not yet a status
             self.out.attribute(who, "relationship_status", status)
             lows = [w.lower() for w in rest]
-            after = rest[lows.index("to") + 1 :] if "to" in lows else []
-            # "to Thandi", "to the love of my life, Thandi": the name, or the name after a comma
-            named = after[:1] + (after[after.index(",") + 1 :][:1] if "," in after else [])
-            for word in named:
-                guessed = self.out.entities.get(word.casefold())
-                if word.casefold() in self.people or (
-                    guessed is not None and word.lower() not in gz.PLACES
-                ):
+            spouse = rest[lows.index("to") + 1 :][:1] if "to" in lows else []  # "to Thandi"
+            for word in spouse:
+                named = word.casefold() in self.people or word.casefold() in self.out.entities
+                if named and word.lower() not in gz.PLACES:
                     # one married to a name is married to a person, whatever "to" suggested
-                    name = self.people.get(word.casefold(), word)
-                    self.out.entities[name.casefold()] = RawEntity(name, "person")
+                    name = self.out.retype(self.people.get(word.casefold(), word), "person")
                     self.out.relation(who, "married_to" if verb == "marry" else "partner_of", name)
-                    break
             return
         if verb in ("hire", "accept", "transfer"):
             for prep, phrase in pps:

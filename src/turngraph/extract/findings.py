@@ -42,6 +42,13 @@ class Findings:
             self.entities[key] = RawEntity(known.name if known else name, etype)
         return self.entities[key].name
 
+    def retype(self, name: str, etype: str) -> str:
+        """``name`` as an entity of ``etype``, whatever an earlier guess made it ("Thandi" after
+        "married to" is a person, not the place "to" suggested)."""
+        display = self.entity(name, etype)
+        self.entities[display.casefold()] = RawEntity(display, etype)
+        return display
+
     def attribute(self, entity: str, key: str, value: str, *, negated: bool = False) -> None:
         value = " ".join(value.split()).strip(" ,.;:!?\"'")
         if not value or len(value) > 120:

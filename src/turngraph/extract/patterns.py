@@ -7,7 +7,7 @@ import re
 
 from turngraph.extract import gazetteers as gz
 from turngraph.extract import vocab as v
-from turngraph.extract.base import RawAction, RawEntity
+from turngraph.extract.base import RawAction
 from turngraph.extract.clauses import Clause, glue
 from turngraph.extract.clauses import tokens as tokenize
 from turngraph.extract.findings import TurnState
@@ -517,8 +517,7 @@ class PatternRules(TurnState):
                 self.out.attribute(self.people[m.group(1).casefold()], "age", m.group(2))
 
     def _pet(self, owner: str, species: str, name: str) -> None:
-        pet = self.out.entity(name, "animal")
-        self.out.entities[pet.casefold()] = RawEntity(pet, "animal")  # not a person after all
+        pet = self.out.retype(name, "animal")  # not a person after all
         species = _SPECIES_OF.get(species, species)
         self.used.add(pet.casefold())
         self.out.relation(owner, "has_pet", pet)
