@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from turngraph.extract.base import MULTI_VALUED
-from turngraph.store.base import AttributeRow, EntityRow, ReadTx, RelationshipRow, WriteTx
+from turngraph.store.base import EntityRow, ReadTx, RelationshipRow, WriteTx
 
 MAX_CLAUSES = 6  # what the entity does or is
 MAX_OTHERS = 3  # what others do with it ("Maya works there")
@@ -123,15 +123,15 @@ def _relation_clauses(
 
 
 def _attribute_clauses(
-    name: str, rows: Iterable[AttributeRow], said: set[str]
+    name: str, values: Iterable[tuple[str, str]], said: set[str]
 ) -> tuple[list[str], list[str]]:
     """Verb phrases for the keys that have one, and sentences ("Maya's diet is vegan") for
-    the others."""
+    the others, from (key, value) pairs, oldest first within a key."""
     clauses: list[str] = []
     sentences: list[str] = []
     grouped: dict[str, list[str]] = {}
-    for row in rows:
-        grouped.setdefault(row.key, []).append(row.value)
+    for key, value in values:
+        grouped.setdefault(key, []).append(value)
     for key, values in grouped.items():
         latest = values[-MAX_VALUES:]
         if key in _SINGLE:
@@ -152,7 +152,8 @@ def generate_description(tx: ReadTx, entity: EntityRow) -> str:
     """A sentence from the entity's current facts; a plain mention when it has none."""
     rels, _ = tx.entity_relationships(entity.id, limit=MAX_CLAUSES + MAX_OTHERS + 10)
     about, others, said = _relation_clauses(entity, rels)
-    clauses, sentences = _attribute_clauses(entity.name, tx.current_attributes_of(entity.id), said)
+    values = [(key, value) for _, key, value in tx.current_values(entity.id) if key not in UNSAID]
+    clauses, sentences = _attribute_clauses(entity.name, values, said)
     about, others = (about + clauses)[:MAX_CLAUSES], others[:MAX_OTHERS]
     parts: list[str] = []
     if about:

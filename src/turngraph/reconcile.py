@@ -241,9 +241,10 @@ def _apply_attributes(
         if entity is None or not key or not value:
             continue
         category = at.category or attr.category or categories.for_attribute(key)
-        current = tx.current_attributes(entity.id, key)
         if attr.negated:
-            ended = [row for row in current if _same(row.value, value)]
+            ended = [
+                row for row in tx.current_attributes(entity.id, key) if _same(row.value, value)
+            ]
             for row in ended:
                 tx.set_attribute_links(
                     row.id,
@@ -256,15 +257,16 @@ def _apply_attributes(
             if ended or key != "likes":
                 continue
             key, category = "dislikes", at.category or categories.for_attribute("dislikes")
-            current = tx.current_attributes(entity.id, key)
-        same = next((row for row in current if _same(row.value, value)), None)
+        # A multi-valued key (opinions) may hold hundreds of values: only ids and values are read.
+        current = tx.current_values(entity.id, key)
+        same = next((row for row in current if _same(row[2], value)), None)
         if same is not None:  # the same value again: no new version
             out.append(
                 ExtractedAttribute(
-                    id=same.id,
+                    id=same[0],
                     entity_id=refs[ekey],
                     key=key,
-                    value=same.value,
+                    value=same[2],
                     memory_category=category,
                 )
             )

@@ -112,13 +112,14 @@ class TurnReads(Statements):
         )
         return [_attr(r) for r in rows]
 
-    def current_attributes_of(self, entity_id: int) -> list[AttributeRow]:
+    def current_values(self, entity_id: int, key: str | None = None) -> list[tuple[str, str, str]]:
+        keyed = "" if key is None else " AND key = %s"
         rows = self._all(
-            f"{ATTR_SELECT} WHERE a.memory_id = %s AND a.entity_id = %s "
-            "AND a.valid_until IS NULL ORDER BY a.key, a.valid_from, a.created_at",
-            (self.memory_id, entity_id),
+            "SELECT id, key, value FROM attributes WHERE memory_id = %s AND entity_id = %s"
+            f"{keyed} AND valid_until IS NULL ORDER BY key, valid_from, created_at",
+            (self.memory_id, entity_id) if key is None else (self.memory_id, entity_id, key),
         )
-        return [_attr(r) for r in rows]
+        return [(r[0], r[1], r[2]) for r in rows]
 
     def attribute_chains(self, observation_id: int) -> list[tuple[int, str]]:
         return [

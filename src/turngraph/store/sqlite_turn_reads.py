@@ -117,14 +117,14 @@ class TurnReads:
         )
         return [_attr(r) for r in rows]
 
-    def current_attributes_of(self, entity_id: int) -> list[AttributeRow]:
-        """Every current attribute value of an entity, by key, oldest first within a key."""
+    def current_values(self, entity_id: int, key: str | None = None) -> list[tuple[str, str, str]]:
+        keyed = "" if key is None else " AND key=?"
         rows = self._all(
-            f"{_ATTR_SELECT} WHERE a.entity_id=? AND a.valid_until IS NULL "
-            "ORDER BY a.key, a.valid_from, a.created_at",
-            (entity_id,),
+            f"SELECT id, key, value FROM attributes WHERE entity_id=?{keyed} "
+            "AND valid_until IS NULL ORDER BY key, valid_from, created_at",
+            (entity_id,) if key is None else (entity_id, key),
         )
-        return [_attr(r) for r in rows]
+        return [(r[0], r[1], r[2]) for r in rows]
 
     def attribute_chains(self, observation_id: int) -> list[tuple[int, str]]:
         return [
