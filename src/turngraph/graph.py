@@ -156,8 +156,11 @@ def apply_relationships(
 
 def link_endpoints(tx: WriteTx, observation_id: int, *, seq: int) -> None:
     """Link the observation to both ends of every relationship it backs."""
+    rel_ids = tx.observation_relationship_ids(observation_id)
+    if not rel_ids:
+        return  # most turns back no relationship: no read of their links
     linked = {link.entity_id for link in tx.observation_links(observation_id)}
-    for rel in tx.get_relationships(tx.observation_relationship_ids(observation_id)):
+    for rel in tx.get_relationships(rel_ids):
         for end in (rel.source_id, rel.target_id):
             if end not in linked:
                 tx.put_link(

@@ -91,7 +91,8 @@ def apply_extraction(tx: WriteTx, raw: RawExtraction, at: TurnWrite) -> Extracti
     redescribe |= touched.new_entity_ids | ended
     redescribe |= {entities[k].id for s, _, o, _ in relations for k in (s, o)}
     graph.refold_relationships(tx, touched.relationship_ids, now=at.now)
-    tx.recompute_degrees(touched.entity_ids)
+    if touched.relationship_ids:  # a degree counts relationships: none written, none moved
+        tx.recompute_degrees(touched.entity_ids)
     current = tx.get_entities(touched.entity_ids)
     refs = {key: entity_ref(current[row.id].type, key) for key, row in entities.items()}
     attributes, corrections = _apply_attributes(tx, raw.attributes, entities, refs, at, redescribe)

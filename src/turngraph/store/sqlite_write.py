@@ -60,11 +60,15 @@ class SQLiteTx(SQLiteReadTx):
             ),
         )
         assert cur.lastrowid is not None
-        self._set_tags(cur.lastrowid, tags)
+        if tags:  # a new observation has no tag rows to replace
+            self._insert_tags(cur.lastrowid, tags)
         return cur.lastrowid
 
     def _set_tags(self, observation_id: int, tags: Sequence[str]) -> None:
         self.conn.execute("DELETE FROM observation_tags WHERE observation_id=?", (observation_id,))
+        self._insert_tags(observation_id, tags)
+
+    def _insert_tags(self, observation_id: int, tags: Sequence[str]) -> None:
         self.conn.executemany(
             "INSERT INTO observation_tags (observation_id, memory_id, tag) VALUES (?,?,?)",
             [(observation_id, self.memory_id, t) for t in tags],
