@@ -214,20 +214,15 @@ class SQLiteReadTx(TurnReads, SearchReads):
 
     def entity_fold(self, entity_id: int) -> EntityFold:
         # Each value is the newest non-null one: an index walk from the newest assertion.
-        newest = (
-            "SELECT {col} FROM observation_entities WHERE entity_id=? AND explicit=1 "
-            "AND {col} IS NOT NULL ORDER BY seq DESC LIMIT 1"
-        )
-        etype = self._one(newest.format(col="type"), (entity_id,))
-        desc = self._one(newest.format(col="description"), (entity_id,))
+        etype, desc = self._one(_NEWEST_TYPE_AND_DESCRIPTION, (entity_id, entity_id))
         queries = self._all(
             "SELECT retrieval_queries FROM observation_entities WHERE entity_id=? AND explicit=1 "
             "AND retrieval_queries != '[]' ORDER BY seq DESC LIMIT 50",
             (entity_id,),
         )
         return EntityFold(
-            type=None if etype is None else etype[0],
-            description=None if desc is None else desc[0],
+            type=etype,
+            description=desc,
             retrieval_queries=tuple(tuple(json.loads(r[0])) for r in queries),
         )
 
@@ -454,3 +449,12 @@ class SQLiteReadTx(TurnReads, SearchReads):
                 (self.memory_id,),
             )
         ]
+
+
+_NEWEST = (
+    "(SELECT {col} FROM observation_entities WHERE entity_id=? AND explicit=1 "
+    "AND {col} IS NOT NULL ORDER BY seq DESC LIMIT 1)"
+)
+_NEWEST_TYPE_AND_DESCRIPTION = (
+    f"SELECT {_NEWEST.format(col='type')}, {_NEWEST.format(col='description')}"
+)

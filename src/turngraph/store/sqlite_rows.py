@@ -5,6 +5,7 @@ columns); its own SQL is in the postgres modules."""
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
@@ -23,6 +24,13 @@ from turngraph.store.base import (
 
 def to_db(dt: datetime) -> str:
     """Datetimes are stored as fixed-width UTC ISO strings, so text order is time order."""
+    # A write stores its few times many times over: remembered. Equal datetimes may differ
+    # in fold (the repeated hour when clocks go back), which changes the instant: keyed too.
+    return _utc_text(dt, dt.fold)
+
+
+@functools.lru_cache(maxsize=64)
+def _utc_text(dt: datetime, fold: int) -> str:
     # isoformat, not strftime: "%Y" drops the leading zeros of a year before 1000.
     return dt.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "+00:00"
 
