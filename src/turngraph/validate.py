@@ -6,6 +6,7 @@ field (``entities[2].description``) and, where it helps, the entity.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -102,6 +103,11 @@ def normalize_name(name: object, *, field: str, limit: int) -> tuple[str, str]:
     """
     # Tabs and newlines are allowed here: they collapse to single spaces below.
     text = check_text(name, field=field, multiline=True)
+    # The same few names come again turn after turn: short ones are remembered.
+    return (_remembered_name if len(text) <= 256 else _normalized_name)(text, field, limit)
+
+
+def _normalized_name(text: str, field: str, limit: int) -> tuple[str, str]:
     display = _visible(_WS_RE.sub(" ", unicodedata.normalize("NFKC", text)))
     display = _WS_RE.sub(" ", display).strip().strip(_EDGE_PUNCT).strip()
     if not any(unicodedata.category(ch)[0] in "LNS" for ch in display):
@@ -113,6 +119,9 @@ def normalize_name(name: object, *, field: str, limit: int) -> tuple[str, str]:
         )
     _bounded(display, limit, field=field)
     return display, name_key(display)
+
+
+_remembered_name = functools.lru_cache(maxsize=1024)(_normalized_name)
 
 
 # Never part of a name as it reads: bidirectional controls and zero-width spaces. Joiners
