@@ -123,14 +123,14 @@ def _relation_clauses(
 
 
 def _attribute_clauses(
-    name: str, values: Iterable[tuple[str, str]], said: set[str]
+    name: str, pairs: Iterable[tuple[str, str]], said: set[str]
 ) -> tuple[list[str], list[str]]:
     """Verb phrases for the keys that have one, and sentences ("Maya's diet is vegan") for
     the others, from (key, value) pairs, oldest first within a key."""
     clauses: list[str] = []
     sentences: list[str] = []
     grouped: dict[str, list[str]] = {}
-    for key, value in values:
+    for key, value in pairs:
         grouped.setdefault(key, []).append(value)
     for key, values in grouped.items():
         latest = values[-MAX_VALUES:]
