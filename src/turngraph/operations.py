@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from turngraph.access import Tier
 from turngraph.config import Limits
+from turngraph.core.access import Tier
 
 Face = str  # "http", "client", "mcp", "cli"
 FACES: tuple[Face, ...] = ("http", "client", "mcp", "cli")
@@ -529,7 +529,7 @@ class Param:
 
 def core_method(op: Operation) -> Callable[..., Any]:
     """The ``Memory`` method that runs ``op``."""
-    from turngraph.memory import Memory
+    from turngraph.core.memory import Memory
 
     method: Callable[..., Any] = getattr(Memory, op.name)
     return method

@@ -27,7 +27,7 @@ from pathlib import Path
 import httpx
 
 import turngraph
-from turngraph.maintenance import check_database
+from turngraph.core.maintenance import check_database
 
 MEMORY = "crash"
 

@@ -16,8 +16,8 @@ from typing import IO, Any
 
 from pydantic import BaseModel
 
+from turngraph.core.memory import Memory
 from turngraph.errors import NotFoundError, ValidationError
-from turngraph.memory import Memory
 from turngraph.models import RecallResult, RememberResult, State, TurnPage
 
 Open = Callable[..., Memory]

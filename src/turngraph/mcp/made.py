@@ -17,8 +17,8 @@ from typing import Annotated, Any, get_origin
 
 from pydantic import BaseModel, Field
 
-from turngraph.mcp_tools import Call, Listed, Register
-from turngraph.memory import Memory
+from turngraph.core.memory import Memory
+from turngraph.mcp.tools import Call, Listed, Register
 from turngraph.operations import Operation, Param, operations, params_of, result_of, summary_of
 
 

@@ -19,8 +19,8 @@ from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel
 
+from turngraph.core.memory import Memory
 from turngraph.errors import ValidationError
-from turngraph.memory import Memory
 from turngraph.operations import Operation, Param, find, operations, params_of, summary_of
 
 Add = Callable[..., argparse.ArgumentParser]

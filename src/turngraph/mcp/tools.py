@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from turngraph.memory import Memory
+from turngraph.core.memory import Memory
 from turngraph.models import (
     BatchResult,
 )
