@@ -70,7 +70,7 @@ def _add_argument(parser: argparse.ArgumentParser, p: Param) -> None:
 
 def add_parsers(add: Add, actions: Actions, handler: Callable[[argparse.Namespace], Any]) -> None:
     """The commands the table makes, on the ``turngraph`` parser (``add`` and ``actions`` as
-    cli_parser defines them)."""
+    cli/parser.py defines them)."""
     groups: dict[str, list[tuple[str, Operation]]] = {}
     for op in operations():
         if op.cli is None or not op.made("cli"):

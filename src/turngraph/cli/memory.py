@@ -332,7 +332,7 @@ def add_parsers(
     actions: Callable[..., Callable[[str, str, str], argparse.ArgumentParser]],
     handlers: dict[str, Any],
 ) -> None:
-    """The commands above on the ``turngraph`` parser (``add`` and ``actions`` as cli_parser
+    """The commands above on the ``turngraph`` parser (``add`` and ``actions`` as cli/parser.py
     defines them)."""
     p = add(
         "remember",
