@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src" / "turngraph"
 CONTRACTS = {"errors", "config", "models", "operations", "plugins"}
 FACES = {"server", "mcp", "cli", "client", "agent", "bench"}
-# What recall/ and extract/ may use of the core: pure helpers that touch no store.
+# What recall/ and extract/ may use of the core (docs/architecture.md, "Layers").
 CORE_HELPERS = {"core.validate", "core.categories", "core.graph"}
 
 
