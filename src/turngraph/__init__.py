@@ -7,7 +7,8 @@
 
 from turngraph.client import AsyncClient, Client
 from turngraph.config import Limits, Settings
-from turngraph.database import Database, open
+from turngraph.core.database import Database, open
+from turngraph.core.memory import Memory
 from turngraph.errors import (
     AuthenticationError,
     ConflictError,
@@ -24,7 +25,6 @@ from turngraph.errors import (
 from turngraph.extract.base import Extractor, TurnContext
 from turngraph.extract.llm import LLMExtractor
 from turngraph.extract.rules import RuleExtractor
-from turngraph.memory import Memory
 from turngraph.models import (
     AppendixFile,
     AttributeVersion,

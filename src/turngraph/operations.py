@@ -7,8 +7,8 @@ path (under ``/v1/memories/{memory}``), the MCP tool that carries it, and the CL
 why in ``omitted``.
 
 The faces are made from the table: the graph API's route (``server/routes_made.py``), the
-MCP tool (``mcp_made.py``), the client's call (``client_made.py``) and the CLI command
-(``cli_made.py``) of an operation are generated from this row and the core method's
+MCP tool (``mcp/made.py``), the client's call (``client/made.py``) and the CLI command
+(``cli/made.py``) of an operation are generated from this row and the core method's
 signature (:func:`params_of`: each argument's type, default and place on the wire, its size
 limit from :class:`~turngraph.config.Limits` as ``limits`` names it; :func:`result_of`: the
 return type, which the route answers with and the client parses back). A face written by
@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from turngraph.access import Tier
 from turngraph.config import Limits
+from turngraph.core.access import Tier
 
 Face = str  # "http", "client", "mcp", "cli"
 FACES: tuple[Face, ...] = ("http", "client", "mcp", "cli")
@@ -110,7 +110,7 @@ _SLASHES = "a name or path that may hold '/' ({name:path} in the URL)"
 _FILE_BODY = "a file body: raw bytes in and out, the file's record in a header"
 _TYPED = (
     "a typed method kept for mypy users and the agent kit's MemoryCalls; its call is "
-    "written with the others in client.py"
+    "written with the others in client/remote.py"
 )
 _TRIMMED = (
     "a tool written by hand: agent-facing description and arguments, lists and recall cut "
@@ -529,7 +529,7 @@ class Param:
 
 def core_method(op: Operation) -> Callable[..., Any]:
     """The ``Memory`` method that runs ``op``."""
-    from turngraph.memory import Memory
+    from turngraph.core.memory import Memory
 
     method: Callable[..., Any] = getattr(Memory, op.name)
     return method

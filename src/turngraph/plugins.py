@@ -273,7 +273,7 @@ def extractor_from_settings(settings: Settings) -> Extractor:
         )
     extractor = plugin.factory(settings)
     if plugin.processes and settings.extraction_workers > 0:
-        from turngraph.extraction_pool import ProcessExtractor
+        from turngraph.core.extraction_pool import ProcessExtractor
 
         return ProcessExtractor(
             extractor,

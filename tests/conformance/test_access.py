@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 import turngraph
-from turngraph.access import tier_allows
+from turngraph.core.access import tier_allows
 from turngraph.errors import ConflictError, ForbiddenError, NotFoundError, ValidationError
 
 
@@ -56,7 +56,7 @@ def test_tiers_are_nested_per_connection_and_org_visibility_reads(
     access.grant("owner", rows["private-notes"], "full")
 
     def tier(pid: str, memory: str) -> str | None:
-        caller = turngraph.access.Caller(access.principal(pid), "k")
+        caller = turngraph.core.access.Caller(access.principal(pid), "k")
         row = rows[memory]
         assert row is not None
         return caller.tier_on(db.store, row)
@@ -75,7 +75,7 @@ def test_tiers_are_nested_per_connection_and_org_visibility_reads(
     assert tier_allows("full", "read")
     assert not tier_allows("read", "read_write")
     assert not tier_allows(None, "read")
-    caller = turngraph.access.Caller(access.principal("writer"), "k")
+    caller = turngraph.core.access.Caller(access.principal("writer"), "k")
     row = rows["private-notes"]
     assert row is not None
     with pytest.raises(ForbiddenError, match="needs the 'full' tier"):
@@ -105,8 +105,8 @@ def test_a_name_means_the_callers_organizations_memory_or_one_it_is_connected_to
     ):
         access.create_principal(pid, organization=org, admin=admin)
 
-    def caller(pid: str) -> turngraph.access.Caller:
-        return turngraph.access.Caller(access.principal(pid), "k")
+    def caller(pid: str) -> turngraph.core.access.Caller:
+        return turngraph.core.access.Caller(access.principal(pid), "k")
 
     def found(pid: str, name: str) -> tuple[str, str] | None:
         row = caller(pid).find_memory(db.store, name)

@@ -15,7 +15,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from turngraph.validate import name_key
+from turngraph.core.validate import name_key
 
 from .conftest import Opener
 from .helpers import check_graph_invariants

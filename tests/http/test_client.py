@@ -7,8 +7,14 @@ import asyncio
 import pytest
 
 import turngraph
-from turngraph.client import AsyncClient, AuthenticationError, Client
-from turngraph.errors import ConflictError, ForbiddenError, NotFoundError, ValidationError
+from turngraph.client import AsyncClient, Client
+from turngraph.errors import (
+    AuthenticationError,
+    ConflictError,
+    ForbiddenError,
+    NotFoundError,
+    ValidationError,
+)
 
 from .conftest import Running
 

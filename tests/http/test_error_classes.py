@@ -17,7 +17,7 @@ from turngraph.errors import (
     TurngraphError,
     ValidationError,
 )
-from turngraph.mcp_server import build_server
+from turngraph.mcp.server import build_server
 
 from .conftest import Running
 

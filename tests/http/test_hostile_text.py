@@ -20,9 +20,9 @@ import uvicorn
 
 import turngraph
 from turngraph.config import Limits, Settings
+from turngraph.core.extraction_pool import ProcessExtractor
 from turngraph.extract.base import TurnContext
 from turngraph.extract.rules import RuleExtractor
-from turngraph.extraction_pool import ProcessExtractor
 from turngraph.server import ServerSettings, create_app
 
 from ..fakes.greedy_extractor import GreedyExtractor

@@ -20,9 +20,9 @@ import turngraph
 from turngraph import operations
 from turngraph.cli import main
 from turngraph.client import AsyncClient, Client
+from turngraph.core.memory import Memory
 from turngraph.errors import NotFoundError
-from turngraph.mcp_server import build_server
-from turngraph.memory import Memory
+from turngraph.mcp.server import build_server
 from turngraph.operations import _op
 
 from .conftest import running

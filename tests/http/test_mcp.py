@@ -16,7 +16,7 @@ from mcp import Client, MCPError, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 import turngraph
-from turngraph.mcp_server import FILE_CHUNK, MAX_RESULT_CHARS, build_server
+from turngraph.mcp.server import FILE_CHUNK, MAX_RESULT_CHARS, build_server
 
 from .conftest import Running
 
@@ -331,7 +331,7 @@ def test_http_refusals_reach_the_official_client_as_readable_errors(server: Runn
 def test_a_result_over_the_limit_is_refused_or_cut(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import turngraph.mcp_server as module
+    import turngraph.mcp.server as module
 
     monkeypatch.setattr(module, "MAX_RESULT_CHARS", 1500)
 

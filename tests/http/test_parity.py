@@ -13,10 +13,10 @@ from typing import Any
 from mcp import Client as MCPClient
 
 import turngraph
-from turngraph.cli import build_parser
+from turngraph.cli.commands import build_parser
 from turngraph.client import AsyncRemoteMemory, Client, RemoteMemory
-from turngraph.mcp_server import build_server
-from turngraph.memory import Memory
+from turngraph.core.memory import Memory
+from turngraph.mcp.server import build_server
 from turngraph.operations import FACES, NOT_OPERATIONS, OPERATIONS
 from turngraph.server import create_app
 

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 import turngraph
-from turngraph.cli import build_parser, main
+from turngraph.cli import main
+from turngraph.cli.commands import build_parser
 
 
 def run(capsys: pytest.CaptureFixture[str], db: Path, *args: str) -> tuple[int, str, str]:

@@ -12,7 +12,7 @@ import pytest
 
 import turngraph
 from turngraph.cli import main
-from turngraph.cli_memory import PROGRESS_EVERY
+from turngraph.cli.memory import PROGRESS_EVERY
 
 
 def run(

@@ -12,7 +12,7 @@ import pytest
 
 import turngraph
 from turngraph.cli import main
-from turngraph.maintenance import check_database
+from turngraph.core.maintenance import check_database
 
 
 @contextmanager

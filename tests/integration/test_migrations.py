@@ -11,8 +11,8 @@ import pytest
 
 import turngraph
 import turngraph.store.sqlite as sqlite_store
+from turngraph.core.maintenance import check_database
 from turngraph.errors import ConflictError, StoreError
-from turngraph.maintenance import check_database
 from turngraph.store.sqlite import TABLE_REBUILD, apply_migrations, load_migrations
 
 NAMES_PER_ORGANIZATION = "0011_memory_names_per_organization"

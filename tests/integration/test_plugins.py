@@ -199,7 +199,7 @@ def test_an_installed_package_declares_an_embedder_as_an_entry_point(
 def test_only_an_extractor_registered_for_processes_is_spread_over_workers(
     tmp_path: Path,
 ) -> None:
-    from turngraph.extraction_pool import ProcessExtractor
+    from turngraph.core.extraction_pool import ProcessExtractor
 
     settings = turngraph.Settings(extraction_workers=1)
     with turngraph.open(tmp_path / "r.db", settings=settings) as db:

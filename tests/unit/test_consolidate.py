@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from turngraph.consolidate import find_candidates, first_name_pairs, variant_key
+from turngraph.core.consolidate import find_candidates, first_name_pairs, variant_key
 from turngraph.store.base import EntityRow
 
 

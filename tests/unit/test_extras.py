@@ -49,3 +49,28 @@ print(sorted({{n.split(".")[0] for n in sys.modules}} & faces))
         env={"PYTHONPATH": str(ROOT / "src")},
     ).stdout
     assert out.strip() == "[]"
+
+
+def test_the_mcp_face_needs_only_what_the_mcp_extra_installs(tmp_path: Path) -> None:
+    # The server extra's own packages, beyond what the mcp extra (and the SDK) install.
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    extras = project["optional-dependencies"]
+    only_server = {Requirement(r).name for r in extras["server"]} - {
+        Requirement(r).name for r in extras["mcp"]
+    }
+    assert "fastapi-offline" in only_server
+    script = f"""
+import sys, turngraph
+from turngraph.mcp.server import build_server
+with turngraph.open({str(tmp_path / "m.db")!r}) as db:
+    build_server(db.create_memory("m", retrieval={{"embedder": "none"}}), "write")
+print(sorted({{n for n in sys.modules}} & {{"fastapi_offline", "turngraph.server.app"}}))
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(ROOT / "src")},
+    ).stdout
+    assert out.strip() == "[]"

@@ -7,8 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from turngraph.config import Limits
-from turngraph.errors import ValidationError
-from turngraph.validate import (
+from turngraph.core.validate import (
     fingerprint,
     name_key,
     normalize_name,
@@ -17,6 +16,7 @@ from turngraph.validate import (
     slugify,
     validate_file_path,
 )
+from turngraph.errors import ValidationError
 
 
 @pytest.mark.parametrize(

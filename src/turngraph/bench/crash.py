@@ -4,7 +4,7 @@ Each round starts the writer (``turngraph serve`` answered by an HTTP client, or
 process calling the library), lets it write for a random moment and kills it with SIGKILL.
 A write counts as acknowledged once the server answered 2xx or the library call returned
 (the writer prints its title only then). At the end every acknowledged write must be in the
-database and :func:`turngraph.maintenance.check_database` must find nothing wrong.
+database and :func:`turngraph.core.maintenance.check_database` must find nothing wrong.
 
 Used by ``tests/integration/test_crash.py`` (a few kills) and ``benchmarks/crash.py``.
 """
@@ -27,7 +27,7 @@ from pathlib import Path
 import httpx
 
 import turngraph
-from turngraph.maintenance import check_database
+from turngraph.core.maintenance import check_database
 
 MEMORY = "crash"
 

@@ -16,6 +16,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict
 from pydantic import ValidationError as PydanticValidationError
 
+from turngraph.core.validate import parse_datetime
 from turngraph.errors import ExtractionError, ValidationError
 from turngraph.extract.base import (
     ENTITY_TYPES,
@@ -28,7 +29,6 @@ from turngraph.extract.base import (
     RawUncertainty,
     TurnContext,
 )
-from turngraph.validate import parse_datetime
 
 SYSTEM_PROMPT = """You extract structured memory from one message of a conversation.
 The speaker of the message is given; "I", "me" and "my" refer to the speaker.

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 
-from turngraph import categories
+from turngraph.core import categories
+from turngraph.core.validate import check_text, required_text
 from turngraph.errors import ValidationError
 from turngraph.extract.base import RawAttribute, RawEntity, RawExtraction, RawRelation
-from turngraph.validate import check_text, required_text
 
 
 def triples_extraction(triples: object) -> RawExtraction:

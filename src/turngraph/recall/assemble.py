@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from turngraph import graph
+from turngraph.core import graph
 from turngraph.models import Hit, RecalledEntity, RecallResult, Snippet, Source
 from turngraph.recall.currency import Currency
 from turngraph.store.base import AttributeRow, ObservationRow, ReadTx, TurnRow

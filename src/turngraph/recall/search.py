@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from turngraph.config import Limits
+from turngraph.core.validate import name_key, normalize_tags, parse_datetime
 from turngraph.errors import ValidationError
 from turngraph.models import RecallResult
 from turngraph.recall.assemble import Bounds, assemble
@@ -41,7 +42,6 @@ from turngraph.store.base import (
     Store,
     TextSearch,
 )
-from turngraph.validate import name_key, normalize_tags, parse_datetime
 
 MODES = ("hybrid", "lexical", "dense", "graph")
 DEFAULTS = {"k": 10, "entities": 10, "relationships": 20, "snippets": 10}

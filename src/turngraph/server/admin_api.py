@@ -9,8 +9,8 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from turngraph.access import Caller
-from turngraph.database import Database
+from turngraph.core.access import Caller
+from turngraph.core.database import Database
 from turngraph.errors import ForbiddenError, NotFoundError
 from turngraph.server.common import CallerDep, DatabaseDep, authenticated, responses
 from turngraph.store.base import GrantRow, MemoryRow

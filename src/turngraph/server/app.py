@@ -23,9 +23,9 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 import turngraph
-from turngraph.database import Database
+from turngraph.core.database import Database
+from turngraph.core.extraction_pool import ProcessExtractor
 from turngraph.errors import TurngraphError
-from turngraph.extraction_pool import ProcessExtractor
 from turngraph.server.common import HTTPProblem, class_of, status_of
 from turngraph.server.settings import ServerSettings
 
@@ -39,7 +39,7 @@ def create_app(settings: ServerSettings | None = None, *, db: Database | None = 
 
     settings = settings or ServerSettings()
 
-    from turngraph.mcp_server import Gateway
+    from turngraph.mcp.server import Gateway
 
     gateway = Gateway(lambda: app.state.db)
 

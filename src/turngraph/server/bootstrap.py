@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from turngraph.database import Database
+from turngraph.core.database import Database
 from turngraph.errors import NotFoundError
 from turngraph.server.settings import ServerSettings
 

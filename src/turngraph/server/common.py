@@ -9,8 +9,10 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 from pydantic import BaseModel
 
-from turngraph.access import Caller, Tier
-from turngraph.database import Database
+from turngraph.core.access import Caller, Tier
+from turngraph.core.database import Database
+from turngraph.core.memory import Memory
+from turngraph.core.validate import MEMORY_NAME_RE
 from turngraph.errors import (
     AuthenticationError,
     ConflictError,
@@ -22,9 +24,7 @@ from turngraph.errors import (
     TurngraphError,
     ValidationError,
 )
-from turngraph.memory import Memory
 from turngraph.store.base import MemoryRow
-from turngraph.validate import MEMORY_NAME_RE
 
 
 class ErrorBody(BaseModel):

@@ -24,8 +24,9 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from turngraph.access import Caller, Tier
 from turngraph.config import Limits
+from turngraph.core.access import Caller, Tier
+from turngraph.core.validate import fingerprint
 from turngraph.errors import ForbiddenError
 from turngraph.models import (
     AppendixFile,
@@ -47,7 +48,6 @@ from turngraph.server.common import (
     responses,
 )
 from turngraph.server.idempotency import run_once
-from turngraph.validate import fingerprint
 
 router = APIRouter(prefix="/v1", tags=["graph API"])
 # Sizes every request model states: the core's own limits, so the two never disagree.

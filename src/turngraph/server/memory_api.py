@@ -9,7 +9,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import JSONResponse
 
-from turngraph.access import TIERS
+from turngraph.core.access import TIERS
+from turngraph.core.validate import fingerprint
 from turngraph.errors import NotFoundError
 from turngraph.models import AttributeVersion, Extraction, StateEntity, StateRelation
 from turngraph.server.common import (
@@ -46,7 +47,6 @@ from turngraph.server.wire import (
     camel,
     camel_model,
 )
-from turngraph.validate import fingerprint
 
 router = APIRouter(prefix="/api/v1", tags=["memory API"])
 MODES = {"hybrid": "hybrid", "vector": "dense", "bm25": "lexical", "graph": "graph"}

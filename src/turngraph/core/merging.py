@@ -5,14 +5,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, cast
 
-from turngraph import graph
 from turngraph.config import Limits
-from turngraph.consolidate import find_candidates, first_name_pairs
+from turngraph.core import graph
+from turngraph.core.consolidate import find_candidates, first_name_pairs
+from turngraph.core.reconcile import repair_chain
+from turngraph.core.validate import page_bounds
 from turngraph.errors import ConflictError, NotFoundError, ValidationError
 from turngraph.models import MergeProposal, MergeResult, ProposalStatus
-from turngraph.reconcile import repair_chain
 from turngraph.store.base import ProposalRow, ReadTx, Store, WriteTx
-from turngraph.validate import page_bounds
 
 PROPOSAL_STATUSES = ("open", "accepted", "rejected", "obsolete")
 

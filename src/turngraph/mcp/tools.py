@@ -1,6 +1,6 @@
 """The MCP tools beyond the conversational core: sessions, batches, forgetting, entity state
 and the rest of the table of operations (``turngraph.operations``), registered on the server
-``mcp_server.build_server`` makes. Each is a thin call into the core; lists are cut to the
+``mcp.server.build_server`` makes. Each is a thin call into the core; lists are cut to the
 tool-size limit like every other list result."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from turngraph.memory import Memory
+from turngraph.core.memory import Memory
 from turngraph.models import (
     BatchResult,
 )

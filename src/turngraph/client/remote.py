@@ -179,7 +179,7 @@ class _Calls:
 
     def made(self, name: str, *args: Any, **kwargs: Any) -> _Call[Any]:
         """The call of operation ``name`` as the table of operations makes it."""
-        from turngraph.client_made import made_call, made_operation
+        from turngraph.client.made import made_call, made_operation
 
         op = made_operation(name)
         if op is None:
@@ -477,7 +477,7 @@ class RemoteMemory(_Remote):
     if not TYPE_CHECKING:  # the typed methods above; this reaches the rest of the table
 
         def __getattr__(self, name: str) -> Callable[..., Any]:
-            from turngraph.client_made import made_operation
+            from turngraph.client.made import made_operation
 
             if name.startswith("_") or made_operation(name) is None:
                 raise AttributeError(name)
@@ -665,7 +665,7 @@ class AsyncRemoteMemory(_Remote):
     if not TYPE_CHECKING:  # the typed methods above; this reaches the rest of the table
 
         def __getattr__(self, name: str) -> Callable[..., Any]:
-            from turngraph.client_made import made_operation
+            from turngraph.client.made import made_operation
 
             if name.startswith("_") or made_operation(name) is None:
                 raise AttributeError(name)

@@ -11,8 +11,11 @@ from typing import Any
 
 from pydantic import ValidationError as PydanticValidationError
 
-from turngraph.access import Access, check_id
 from turngraph.config import Settings
+from turngraph.core.access import Access, check_id
+from turngraph.core.extraction_pool import ProcessExtractor
+from turngraph.core.memory import Memory
+from turngraph.core.validate import validate_memory_name
 from turngraph.errors import (
     ConflictError,
     ImmutableConfigError,
@@ -22,14 +25,11 @@ from turngraph.errors import (
 )
 from turngraph.extract.base import Extractor
 from turngraph.extract.rules import RuleExtractor
-from turngraph.extraction_pool import ProcessExtractor
-from turngraph.memory import Memory
 from turngraph.models import MemoryInfo, RetrievalConfig, Visibility
 from turngraph.plugins import extractor_from_settings, load_embedder
 from turngraph.recall.index import schedule
 from turngraph.store.base import MemoryRow, Store
 from turngraph.store.sqlite import SQLiteStore
-from turngraph.validate import validate_memory_name
 
 VISIBILITIES = ("private", "organization")
 log = logging.getLogger("turngraph")

@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import turngraph
-from turngraph import cli_made, cli_memory
+from turngraph.cli import made as cli_made
+from turngraph.cli import memory as cli_memory
 
 Handler = Callable[[argparse.Namespace], Any]
 

@@ -27,12 +27,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
-from turngraph.access import Tier, tier_allows
-from turngraph.database import Database
+from turngraph.core.access import Tier, tier_allows
+from turngraph.core.database import Database
+from turngraph.core.memory import Memory
 from turngraph.errors import ForbiddenError, TurngraphError
-from turngraph.mcp_made import register_made_tools
-from turngraph.mcp_tools import Listed, register_more_tools
-from turngraph.memory import Memory
+from turngraph.mcp.made import register_made_tools
+from turngraph.mcp.tools import Listed, register_more_tools
 from turngraph.models import (
     AppendixFile,
     DeleteResult,

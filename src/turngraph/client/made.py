@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic_core import to_jsonable_python
 
-from turngraph.client import _Call, _clean, _idem, _model, _seg
+from turngraph.client.remote import _Call, _clean, _idem, _model, _seg
 from turngraph.operations import (
     PATH_PARAM,
     Operation,

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
-from turngraph import categories
 from turngraph.config import Limits
+from turngraph.core import categories
+from turngraph.core.ids import entity_ref
+from turngraph.core.reconcile import attribute_key
+from turngraph.core.validate import normalize_name, normalize_type, page_bounds, parse_datetime
 from turngraph.errors import NotFoundError, ValidationError
-from turngraph.ids import entity_ref
 from turngraph.models import (
     AttributeVersion,
     CategoryState,
@@ -21,9 +23,7 @@ from turngraph.models import (
     StateTruncation,
     Uncertainty,
 )
-from turngraph.reconcile import attribute_key
 from turngraph.store.base import AttributeRow, EntityRow, ReadTx, RelationshipRow, Store
-from turngraph.validate import normalize_name, normalize_type, page_bounds, parse_datetime
 
 
 def to_version(row: AttributeRow) -> AttributeVersion:

@@ -9,10 +9,10 @@ from datetime import UTC, datetime
 from posixpath import basename
 
 from turngraph.config import Limits
+from turngraph.core.validate import optional_text, required_text, validate_file_path
 from turngraph.errors import ConflictError, NotFoundError, TooLargeError, ValidationError
 from turngraph.models import AppendixFile, FileContent
 from turngraph.store.base import FileRow, ReadTx, Store
-from turngraph.validate import optional_text, required_text, validate_file_path
 
 _CONTENT_TYPE = re.compile(r"^[\w.+-]+/[\w.+-]+(\s*;\s*[\w.+-]+=[\w.+\"-]+)*$")
 

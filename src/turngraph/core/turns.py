@@ -15,26 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from turngraph import categories
 from turngraph.config import Limits
-from turngraph.errors import ExtractionError, ValidationError
-from turngraph.extract.base import (
-    Extractor,
-    RawExtraction,
-    TurnContext,
-)
-from turngraph.extract.triples import merge, triples_extraction
-from turngraph.ids import new_id
-from turngraph.models import (
-    BatchResult,
-    DeleteResult,
-    Extraction,
-    RememberResult,
-)
-from turngraph.reconcile import TurnWrite, apply_extraction
-from turngraph.sessions import SessionOps, check_role, session_row
-from turngraph.store.base import ObservationRow, ReadTx, Store, TurnRow, WriteTx
-from turngraph.validate import (
+from turngraph.core import categories
+from turngraph.core.ids import new_id
+from turngraph.core.reconcile import TurnWrite, apply_extraction
+from turngraph.core.sessions import SessionOps, check_role, session_row
+from turngraph.core.validate import (
     check_content,
     check_speaker,
     check_triple_entities,
@@ -43,6 +29,20 @@ from turngraph.validate import (
     parse_datetime,
     required_text,
 )
+from turngraph.errors import ExtractionError, ValidationError
+from turngraph.extract.base import (
+    Extractor,
+    RawExtraction,
+    TurnContext,
+)
+from turngraph.extract.triples import merge, triples_extraction
+from turngraph.models import (
+    BatchResult,
+    DeleteResult,
+    Extraction,
+    RememberResult,
+)
+from turngraph.store.base import ObservationRow, ReadTx, Store, TurnRow, WriteTx
 
 INFER_MODES = ("full", "triples", "preview", "none")
 EXTRACT_MODES = ("per_message", "whole_conversation")

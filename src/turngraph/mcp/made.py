@@ -5,7 +5,7 @@ the row says: its arguments are the core method's (names, types, defaults; sizes
 :class:`~turngraph.config.Limits` as the row names them, a required text at least one
 character), its description the first paragraph of the core method's docstring, its tier
 the row's. It calls the core and returns the core's result as structured output; a list is
-returned as :class:`~turngraph.mcp_tools.Listed`, cut to the tool-size limit like every
+returned as :class:`~turngraph.mcp.tools.Listed`, cut to the tool-size limit like every
 list tool's. Errors are the core's, carried with their class and fields like every tool's.
 """
 
@@ -17,8 +17,8 @@ from typing import Annotated, Any, get_origin
 
 from pydantic import BaseModel, Field
 
-from turngraph.mcp_tools import Call, Listed, Register
-from turngraph.memory import Memory
+from turngraph.core.memory import Memory
+from turngraph.mcp.tools import Call, Listed, Register
 from turngraph.operations import Operation, Param, operations, params_of, result_of, summary_of
 
 

@@ -14,9 +14,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from turngraph import categories
 from turngraph.config import Limits
-from turngraph.describe import describe_generated
+from turngraph.core import categories
+from turngraph.core.describe import describe_generated
+from turngraph.core.validate import EntityDraft, RelationshipDraft, description_words
 from turngraph.errors import ValidationError
 from turngraph.models import (
     Entity,
@@ -27,7 +28,6 @@ from turngraph.models import (
     ReviewHint,
 )
 from turngraph.store.base import EntityRow, ObservationRow, ReadTx, RelationshipRow, WriteTx
-from turngraph.validate import EntityDraft, RelationshipDraft, description_words
 
 MAX_RETRIEVAL_QUERIES = 20
 _UNBOUNDED = 1 << 62

@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from turngraph import categories, graph
-from turngraph.describe import UNSAID, describe_generated
+from turngraph.core import categories, graph
+from turngraph.core.describe import UNSAID, describe_generated
+from turngraph.core.ids import entity_ref, new_id
+from turngraph.core.validate import EntityDraft, RelationshipDraft, name_key, normalize_name
 from turngraph.errors import ValidationError
 from turngraph.extract.base import (
     ENTITY_TYPES,
@@ -31,7 +33,6 @@ from turngraph.extract.base import (
     RawRelation,
 )
 from turngraph.extract.keys import canonical_key
-from turngraph.ids import entity_ref, new_id
 from turngraph.models import (
     Correction,
     ExtractedAction,
@@ -43,7 +44,6 @@ from turngraph.models import (
     Uncertainty,
 )
 from turngraph.store.base import AttributeRow, EntityRow, FactRow, WriteTx
-from turngraph.validate import EntityDraft, RelationshipDraft, name_key, normalize_name
 
 MAX_VALUE_CHARS = 500
 _KEY_RE = re.compile(r"[^a-z0-9]+")

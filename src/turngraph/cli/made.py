@@ -19,8 +19,8 @@ from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel
 
+from turngraph.core.memory import Memory
 from turngraph.errors import ValidationError
-from turngraph.memory import Memory
 from turngraph.operations import Operation, Param, find, operations, params_of, summary_of
 
 Add = Callable[..., argparse.ArgumentParser]
@@ -70,7 +70,7 @@ def _add_argument(parser: argparse.ArgumentParser, p: Param) -> None:
 
 def add_parsers(add: Add, actions: Actions, handler: Callable[[argparse.Namespace], Any]) -> None:
     """The commands the table makes, on the ``turngraph`` parser (``add`` and ``actions`` as
-    cli_parser defines them)."""
+    cli/parser.py defines them)."""
     groups: dict[str, list[tuple[str, Operation]]] = {}
     for op in operations():
         if op.cli is None or not op.made("cli"):

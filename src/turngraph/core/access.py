@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
+from turngraph.core.validate import check_text
 from turngraph.errors import ConflictError, ForbiddenError, NotFoundError, ValidationError
 from turngraph.store.base import GrantRow, KeyRow, MemoryRow, PrincipalRow, Store
-from turngraph.validate import check_text
 
 Tier = Literal["read", "read_write", "full"]
 TIERS: tuple[Tier, ...] = ("read", "read_write", "full")

@@ -10,11 +10,11 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from turngraph.config import Limits
+from turngraph.core.ids import new_id
+from turngraph.core.validate import check_json_value, page_bounds, required_text
 from turngraph.errors import NotFoundError, ValidationError
-from turngraph.ids import new_id
 from turngraph.models import DeleteResult, Role, Session, Turn, TurnPage
 from turngraph.store.base import ObservationRow, SessionRow, Store, TurnRow, WriteTx
-from turngraph.validate import check_json_value, page_bounds, required_text
 
 ROLES: tuple[Role, ...] = ("user", "assistant", "system", "tool")
 

@@ -17,11 +17,11 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from turngraph.config import Limits
+from turngraph.core.validate import normalize_name, normalize_type
 from turngraph.errors import NotFoundError, ValidationError
 from turngraph.models import DeleteResult, EntityDeleteResult, ForgetResult
 from turngraph.recall.search import query_terms
 from turngraph.store.base import ObservationRow, Store, TextSearch, WriteTx
-from turngraph.validate import normalize_name, normalize_type
 
 
 class ForgetOps:

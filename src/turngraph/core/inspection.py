@@ -8,8 +8,11 @@ import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from turngraph import graph
 from turngraph.config import Limits
+from turngraph.core import graph
+from turngraph.core.sessions import to_session, to_turn
+from turngraph.core.state import to_version
+from turngraph.core.validate import normalize_name, page_bounds, required_text
 from turngraph.errors import NotFoundError
 from turngraph.models import (
     Correction,
@@ -25,10 +28,7 @@ from turngraph.models import (
     TurnPage,
     Uncertainty,
 )
-from turngraph.sessions import to_session, to_turn
-from turngraph.state import to_version
 from turngraph.store.base import EntityRow, ObservationRow, ReadTx, Store, WriteTx
-from turngraph.validate import normalize_name, page_bounds, required_text
 
 MAX_SESSION_PAGE = 200
 MAX_GRAPH_EDGES = 500

@@ -20,7 +20,10 @@ from typing import Any
 from pydantic import BaseModel
 
 import turngraph
-from turngraph import cli_made, cli_memory, cli_parser
+from turngraph.cli import made as cli_made
+from turngraph.cli import memory as cli_memory
+from turngraph.cli import parser as cli_parser
+from turngraph.core.memory import Memory
 from turngraph.errors import (
     ConflictError,
     NotFoundError,
@@ -28,7 +31,6 @@ from turngraph.errors import (
     TurngraphError,
     ValidationError,
 )
-from turngraph.memory import Memory
 from turngraph.models import Entity, Observation, WriteResult
 
 
@@ -388,20 +390,20 @@ def cmd_bench_extraction(args: argparse.Namespace) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> None:
-    from turngraph.demo import run_demo
+    from turngraph.cli.demo import run_demo
 
     run_demo(args.db, memory=args.memory)
 
 
 def cmd_backup(args: argparse.Namespace) -> None:
-    from turngraph.maintenance import backup_database
+    from turngraph.core.maintenance import backup_database
 
     done = backup_database(args.db, args.path, overwrite=args.overwrite)
     print(f"backed up {args.db} to {done.path} ({done.bytes:,} bytes)")
 
 
 def cmd_copy(args: argparse.Namespace) -> None:
-    from turngraph.copying import copy_memories
+    from turngraph.core.copying import copy_memories
     from turngraph.recall.index import wait_for_index
 
     with turngraph.open(args.src) as src, turngraph.open(args.dst) as dst:
@@ -421,7 +423,7 @@ def cmd_copy(args: argparse.Namespace) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> None:
-    from turngraph.maintenance import check_database, render_check
+    from turngraph.core.maintenance import check_database, render_check
 
     report = check_database(args.db)
     print(render_check(report))
@@ -491,7 +493,7 @@ def _listen(host: str, port: int) -> socket.socket:
 
 def cmd_mcp(args: argparse.Namespace) -> None:
     _extra("mcp")
-    from turngraph.mcp_server import build_server, refuse_stdio
+    from turngraph.mcp.server import build_server, refuse_stdio
 
     logging.getLogger("mcp").setLevel(logging.WARNING)
     try:

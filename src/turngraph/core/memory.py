@@ -15,45 +15,16 @@ from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel
 
-from turngraph import graph
 from turngraph.config import Limits
-from turngraph.errors import (
-    IdempotencyConflictError,
-    NotFoundError,
-    ValidationError,
-)
-from turngraph.extract.base import Extractor
-from turngraph.extract.rules import RuleExtractor
-from turngraph.files import FileOps
-from turngraph.forget import ForgetOps
-from turngraph.inspection import InspectOps
-from turngraph.merging import MergeOps
-from turngraph.models import (
-    DeleteResult,
-    Entity,
-    EntitySummary,
-    MemoryInfo,
-    Observation,
-    RetrievalConfig,
-    Visibility,
-    WriteResult,
-)
-from turngraph.plugins import embedder_for
-from turngraph.recall.embed import Embedder
-from turngraph.recall.index import refresh_after_write, schedule
-from turngraph.recall.search import RecallOps
-from turngraph.reconcile import repair_chain
-from turngraph.state import StateOps
-from turngraph.store.base import (
-    IdempotencyRow,
-    MemoryRow,
-    ObservationRow,
-    ReadTx,
-    Store,
-    WriteTx,
-)
-from turngraph.turns import TurnOps
-from turngraph.validate import (
+from turngraph.core import graph
+from turngraph.core.files import FileOps
+from turngraph.core.forget import ForgetOps
+from turngraph.core.inspection import InspectOps
+from turngraph.core.merging import MergeOps
+from turngraph.core.reconcile import repair_chain
+from turngraph.core.state import StateOps
+from turngraph.core.turns import TurnOps
+from turngraph.core.validate import (
     RelationshipKey,
     content_warnings,
     fingerprint,
@@ -68,6 +39,35 @@ from turngraph.validate import (
     parse_relationships,
     required_text,
     slugify,
+)
+from turngraph.errors import (
+    IdempotencyConflictError,
+    NotFoundError,
+    ValidationError,
+)
+from turngraph.extract.base import Extractor
+from turngraph.extract.rules import RuleExtractor
+from turngraph.models import (
+    DeleteResult,
+    Entity,
+    EntitySummary,
+    MemoryInfo,
+    Observation,
+    RetrievalConfig,
+    Visibility,
+    WriteResult,
+)
+from turngraph.plugins import embedder_for
+from turngraph.recall.embed import Embedder
+from turngraph.recall.index import refresh_after_write, schedule
+from turngraph.recall.search import RecallOps
+from turngraph.store.base import (
+    IdempotencyRow,
+    MemoryRow,
+    ObservationRow,
+    ReadTx,
+    Store,
+    WriteTx,
 )
 
 _T = TypeVar("_T")

@@ -16,8 +16,8 @@ from typing import IO, Any
 
 from pydantic import BaseModel
 
+from turngraph.core.memory import Memory
 from turngraph.errors import NotFoundError, ValidationError
-from turngraph.memory import Memory
 from turngraph.models import RecallResult, RememberResult, State, TurnPage
 
 Open = Callable[..., Memory]
@@ -332,7 +332,7 @@ def add_parsers(
     actions: Callable[..., Callable[[str, str, str], argparse.ArgumentParser]],
     handlers: dict[str, Any],
 ) -> None:
-    """The commands above on the ``turngraph`` parser (``add`` and ``actions`` as cli_parser
+    """The commands above on the ``turngraph`` parser (``add`` and ``actions`` as cli/parser.py
     defines them)."""
     p = add(
         "remember",
