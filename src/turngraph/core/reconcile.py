@@ -143,7 +143,7 @@ def _apply_entities(
                 key=key,
                 type=etype if is_new else None,
                 # Only a description someone supplied is asserted; otherwise the entity's
-                # description is generated from its current facts (turngraph.describe).
+                # description is generated from its current facts (turngraph.core.describe).
                 description=raw.descriptions.get(entity.name) if is_new else None,
                 retrieval_queries=(),
                 memory_category=at.category or categories.for_entity_type(etype),

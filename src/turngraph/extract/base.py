@@ -2,7 +2,7 @@
 
 An extractor only reads text: it never touches the store. What it returns names entities by
 their surface names; the core resolves them against the memory, versions attributes and
-records corrections (``turngraph.turns``).
+records corrections (``turngraph.core.turns``).
 """
 
 from __future__ import annotations

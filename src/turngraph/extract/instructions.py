@@ -41,7 +41,7 @@ _CUE_PHRASES = re.compile(
     re.I,
 )
 _WORDS = re.compile(r"\w+")
-# Case-insensitive matching folds a few letters beyond lower() ("ſ" is "s", "K" is "k"):
+# Case-insensitive matching folds a few letters beyond lower() (the long s, U+017F, is "s"):
 # a word with a letter past ASCII is tested by the regular expression itself.
 _CUE_WORD = re.compile("|".join(sorted(_CUE_WORDS)), re.I)
 _STANDING = re.compile(

@@ -269,7 +269,7 @@ class RecallReads(Protocol):
 
 class CopyReads(Protocol):
     """The stored rows no other read returns whole, for copying a memory exactly
-    (:mod:`turngraph.copying`)."""
+    (:mod:`turngraph.core.copying`)."""
 
     memory_id: int
 
