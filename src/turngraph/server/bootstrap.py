@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from turngraph.core.database import Database
-from turngraph.errors import NotFoundError
+from turngraph.errors import ConflictError, NotFoundError
 from turngraph.server.settings import ServerSettings
 
 DEFAULT_MEMORY = "default"
@@ -12,11 +12,15 @@ DEFAULT_MEMORY = "default"
 def first_start(db: Database, settings: ServerSettings) -> str | None:
     """On an empty database: create the ``admin`` principal with a key (the operator's
     ``TURNGRAPH_ADMIN_KEY`` if set) and a ``default`` memory. Returns the new key, or None
-    when the database already had principals."""
+    when the database already had principals (or another server, starting at the same
+    moment, made them first)."""
     access = db.access
     if not access.is_empty():
         return None
-    access.create_principal("admin", kind="human", admin=True)
+    try:
+        access.create_principal("admin", kind="human", admin=True)
+    except ConflictError:
+        return None  # another server starting on the same database made it first
     _, key = access.create_key("admin", name="first-start", secret=settings.admin_key)
     try:
         db.memory(DEFAULT_MEMORY)
