@@ -62,3 +62,21 @@ def postgres_url(postgres: PostgresForTests) -> Iterator[str]:
     url = postgres.create_database()
     yield url
     postgres.drop_database(url)
+
+
+@pytest.fixture
+def bare_postgres_url(postgres: PostgresForTests) -> Iterator[str]:
+    """A fresh PostgreSQL database with nothing in it, not even the pgvector extension
+    (its server has pgvector installed: whoever opens it decides); dropped after."""
+    url = postgres.create_bare_database()
+    yield url
+    postgres.drop_database(url)
+
+
+@pytest.fixture
+def postgres_url_without_pgvector(postgres: PostgresForTests) -> Iterator[str]:
+    """A fresh, empty PostgreSQL database whose user may not create the pgvector extension
+    (no superuser), so turngraph runs there without it; dropped after."""
+    url = postgres.create_unprivileged_database()
+    yield url
+    postgres.drop_database(url)

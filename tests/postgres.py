@@ -13,12 +13,14 @@ import itertools
 import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import psycopg
 
 from turngraph.store.postgres import PostgresStore
 
 TEMPLATE = "turngraph_template"
+UNPRIVILEGED = "turngraph_unprivileged"
 
 
 class PostgresForTests:
@@ -47,6 +49,31 @@ class PostgresForTests:
         with self._admin() as conn:
             conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
         return self.url(name)
+
+    def create_bare_database(self) -> str:
+        """A fresh, empty database (no schema, no extension); its URL."""
+        name = f"test_{os.getpid()}_{next(self._numbers)}"
+        with self._admin() as conn:
+            conn.execute(f"CREATE DATABASE {name} TEMPLATE template0")
+        return self.url(name)
+
+    def create_unprivileged_database(self) -> str:
+        """A fresh, empty database owned by a role that is no superuser, so it may create
+        tables but not the pgvector extension; the URL that connects as that role."""
+        name = f"test_{os.getpid()}_{next(self._numbers)}"
+        with self._admin() as conn:
+            found = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (UNPRIVILEGED,))
+            if found.fetchone() is None:
+                conn.execute(f"CREATE ROLE {UNPRIVILEGED} LOGIN")
+            conn.execute(f"CREATE DATABASE {name} OWNER {UNPRIVILEGED} TEMPLATE template0")
+        url = self.url(name)
+        parts = urlsplit(url)
+        user = (
+            f"{UNPRIVILEGED}:{parts.password}@"
+            if parts.password is not None
+            else f"{UNPRIVILEGED}@"
+        )
+        return parts._replace(netloc=user + parts.netloc.split("@", 1)[1]).geturl()
 
     def drop_database(self, url: str) -> None:
         name = url.rsplit("/", 1)[1].split("?", 1)[0]

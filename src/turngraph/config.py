@@ -71,6 +71,12 @@ class Settings:
     postgres_pool_size: int = 16
     postgres_pool_timeout_seconds: float = 10.0
     postgres_connect_timeout_seconds: float = 5.0
+    # PostgreSQL: search vectors in the database with pgvector's HNSW index, creating the
+    # extension where it is installed; off, vectors are searched in each process's memory.
+    postgres_vector_index: bool = True
+    # ... and a memory with at most this many vectors of a kind is searched exactly (its own
+    # rows), above it through the index (which every memory shares).
+    postgres_exact_vectors_below: int = 10_000
     # Extraction of turns: "rules" (offline, the default) or "llm" (an OpenAI-compatible
     # chat-completions endpoint at llm_base_url).
     extractor: str = "rules"

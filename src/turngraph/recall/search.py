@@ -21,7 +21,6 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
 
 from turngraph.config import Limits
 from turngraph.core.validate import name_key, normalize_tags, parse_datetime
@@ -29,11 +28,12 @@ from turngraph.errors import ValidationError
 from turngraph.models import RecallResult
 from turngraph.recall.assemble import Bounds, assemble
 from turngraph.recall.currency import MARGIN, W_SUPERSEDED, Currency, asks_about_now
+from turngraph.recall.dense import nearest_rows, passage_similarities
 from turngraph.recall.embed import Embedder, Vectors
 from turngraph.recall.query_vectors import embed_query
 from turngraph.recall.stages import Clock
 from turngraph.recall.stopwords import QUESTION_STOPWORDS
-from turngraph.recall.vectors import BINARY_CANDIDATES, TEXT_ROWS, VECTORS, top_similar
+from turngraph.recall.vectors import TEXT_ROWS
 from turngraph.store.base import (
     AttributeRow,
     EntityRow,
@@ -322,11 +322,10 @@ class RecallOps:
         clock.lap("embed wait")
         dense: dict[int, float] = {}
         if qvec is not None and embedder is not None:
-            entities = VECTORS.get(self._store, tx, "entity", embedder.dimension)
-            near = top_similar(entities, qvec, 50)
+            near = nearest_rows(self._store, tx, "entity", qvec, 50)
             ent_signals.append((near, W_DENSE))
             entity_sources |= {e for e, sim in near.items() if sim >= ENTITY_SIMILARITY}
-            dense = self._dense(tx, embedder, qvec)
+            dense = passage_similarities(self._store, tx, qvec, pool=POOL, window_weight=W_WINDOW)
         ent_scores = _fuse(ent_signals)
         for entity in named:
             ent_scores[entity.id] = max(ent_scores.values(), default=0.0) + EXACT_ENTITY
@@ -395,40 +394,6 @@ class RecallOps:
         if not keep:
             keep = [min(zip(counts, terms, strict=True))[1]]
         return keep
-
-    def _dense(self, tx: ReadTx, embedder: Embedder, qvec: Vectors) -> dict[int, float]:
-        """Similarity of each observation, plus W_WINDOW x that of its conversational window."""
-        obs = VECTORS.get(self._store, tx, "observation", embedder.dimension)
-        if len(obs.refs) == 0:
-            return {}
-        win = VECTORS.get(self._store, tx, "window", embedder.dimension)
-        if obs.bits is None:  # small: score every row exactly
-            rows: npt.NDArray[np.intp] = np.arange(len(obs.refs))
-        else:  # large: the rows near the query by either vector, by sign bits
-            rows = obs.nearest_bits(qvec, BINARY_CANDIDATES)
-            if win.bits is not None:
-                near = win.refs[win.nearest_bits(qvec, BINARY_CANDIDATES)]
-                pos = np.searchsorted(obs.refs, near)
-                pos = pos[(pos < len(obs.refs))]
-                rows = np.union1d(rows, pos[obs.refs[pos] == near[: len(pos)]])
-        refs = obs.refs[rows]
-        # einsum, not BLAS: a multi-threaded matrix product leaves threads spinning that
-        # slow everything after it on a small machine (the next query embedding above all).
-        sims: Vectors = np.einsum(
-            "ij,j->i", obs.vectors if obs.bits is None else obs.vectors[rows], qvec
-        )
-        if len(win.refs):
-            pos = np.searchsorted(win.refs, refs)
-            pos[pos >= len(win.refs)] = 0
-            hit = win.refs[pos] == refs
-            if obs.bits is None:
-                wsims: Vectors = np.einsum("ij,j->i", win.vectors, qvec)[pos]
-            else:
-                wsims = np.einsum("ij,j->i", win.vectors[pos], qvec)
-            sims = (sims + W_WINDOW * np.where(hit, wsims, 0.0)).astype(np.float32)
-        n = min(POOL, len(sims))
-        idx = np.argpartition(-sims, n - 1)[:n]
-        return {int(refs[i]): float(sims[i]) for i in idx}
 
     def _named_entities(self, tx: ReadTx, query: str) -> list[EntityRow]:
         words = _WORD.findall(query)

@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from turngraph.config import Settings
 from turngraph.store.rows import (
@@ -111,6 +111,7 @@ __all__ = [
     "TurnReads",
     "TurnRow",
     "TurnWrites",
+    "VectorSearch",
     "WriteTx",
 ]
 
@@ -265,6 +266,28 @@ class RecallReads(Protocol):
     def relationships_among(self, ids: Sequence[int], *, limit: int) -> list[RelationshipRow]: ...
     def attributes_for_observations(self, ids: Sequence[int]) -> list[AttributeRow]: ...
     def filter_observations(self, query: ObservationFilter, *, limit: int) -> list[int]: ...
+
+
+@runtime_checkable
+class VectorSearch(Protocol):
+    """A backend that can search a memory's stored vectors itself (PostgreSQL with pgvector),
+    so recall need not hold them in the process. Optional: recall searches the vectors of a
+    transaction without it (or whose ``nearest_vectors`` returns None) in process, from
+    ``load_vectors``. Vectors and queries are float32 bytes; similarity is cosine."""
+
+    memory_id: int
+
+    def nearest_vectors(
+        self, kind: str, query: bytes, *, limit: int
+    ) -> list[tuple[int, float]] | None:
+        """The refs of (about) the ``limit`` vectors of ``kind`` most similar to ``query``,
+        with their similarity, best first; None when this database cannot search them (then
+        the caller searches ``load_vectors`` itself)."""
+        ...
+
+    def vector_similarities(self, kind: str, query: bytes, refs: Sequence[int]) -> dict[int, float]:
+        """The similarity to ``query`` of each of ``refs`` that has a vector of ``kind``."""
+        ...
 
 
 class CopyReads(Protocol):

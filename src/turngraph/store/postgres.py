@@ -14,9 +14,10 @@ Writes to different memories never wait for each other.
 Every memory-scoped table is keyed by memory id and every query names the memory (see the
 migrations in ``migrations/postgres``), so the schema distributes by memory on a sharded
 PostgreSQL. Text search uses the rows' own ``tsvector`` columns (English stemming, ranked by
-BM25 as SQLite's FTS5 ranks); vectors are stored as float32 bytes beside their rows, like
-SQLite's, and searched by the core's cached matrices, so no extension is needed (pgvector is
-not used; docs/scaling.md says why).
+BM25 as SQLite's FTS5 ranks). Vectors are stored as float32 bytes beside their rows, like
+SQLite's; where the pgvector extension is available they are also stored as ``vector`` and
+searched in the database through an HNSW index per dimension, and elsewhere by the core's
+cached matrices (:mod:`turngraph.store.postgres_vectors`, docs/scaling.md).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from turngraph.store.base import MemoryRow
 from turngraph.store.postgres_access import AccessRows
 from turngraph.store.postgres_read import PostgresReadTx
 from turngraph.store.postgres_schema import Conn, apply_schema, check_url, describe_url
+from turngraph.store.postgres_vectors import open_vector_index
 from turngraph.store.postgres_write import PostgresTx
 from turngraph.store.sqlite_rows import from_db, to_db
 
@@ -62,6 +64,12 @@ class PostgresStore(AccessRows):
         try:
             with psycopg.connect(url, autocommit=True, connect_timeout=max(1, int(timeout))) as c:
                 apply_schema(c)
+                self._vectors = open_vector_index(
+                    c,
+                    allowed=self.settings.postgres_vector_index,
+                    where=self._where,
+                    exact_below=self.settings.postgres_exact_vectors_below,
+                )
         except psycopg.Error as exc:
             raise StoreError(
                 f"cannot open PostgreSQL database {self._where}: {_reason(exc)}",
@@ -201,18 +209,23 @@ class PostgresStore(AccessRows):
     def read(self, memory_id: int) -> Iterator[PostgresReadTx]:
         with self._lease() as conn:
             if conn.info.transaction_status == TransactionStatus.INTRANS:
-                yield PostgresReadTx(conn, memory_id)  # nested in this thread's write
+                yield self._reads(conn, memory_id)  # nested in this thread's write
                 return
             try:
                 conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             except psycopg.Error as exc:
                 raise StoreError(f"cannot start a read: {_reason(exc)}") from exc
             try:
-                yield PostgresReadTx(conn, memory_id)
+                yield self._reads(conn, memory_id)
             except psycopg.Error as exc:
                 raise StoreError(f"read failed: {_reason(exc)}", memory_id=memory_id) from exc
             finally:
                 _rollback(conn)
+
+    def _reads(self, conn: Conn, memory_id: int) -> PostgresReadTx:
+        tx = PostgresReadTx(conn, memory_id)
+        tx.vector_index = self._vectors
+        return tx
 
     @contextmanager
     def write(self, memory_id: int) -> Iterator[PostgresTx]:
@@ -236,7 +249,9 @@ class PostgresStore(AccessRows):
                 _rollback(conn)
                 raise
             try:
-                yield PostgresTx(conn, memory_id)
+                tx = PostgresTx(conn, memory_id)
+                tx.vector_index = self._vectors
+                yield tx
             except psycopg.Error as exc:
                 _rollback(conn)
                 raise StoreError(f"write failed: {_reason(exc)}", memory_id=memory_id) from exc

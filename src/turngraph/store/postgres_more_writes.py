@@ -9,6 +9,12 @@ from datetime import datetime
 
 from turngraph.store.base import AttributeRow, FactRow, FileRow
 from turngraph.store.postgres_read import PostgresReadTx
+from turngraph.store.postgres_vectors import (
+    HNSW_MAX_DIMENSION,
+    INDEX_LOCK,
+    create_dimension_index,
+    vector_text,
+)
 from turngraph.store.sqlite_rows import to_db
 
 
@@ -223,15 +229,35 @@ class MoreWrites(PostgresReadTx):
         )
 
     def put_vector(self, kind: str, ref: int, data: bytes) -> None:
-        # The vector is stamped with the index version its write moves the memory to.
+        # The vector is stamped with the index version its write moves the memory to; with
+        # pgvector, its embedding is stored beside its bytes (postgres_vectors).
+        params = {"m": self.memory_id, "kind": kind, "ref": ref, "data": data}
+        if not self.vector_index.enabled:
+            self._run(
+                "WITH moved AS (UPDATE memories SET index_version = index_version + 1 "
+                "WHERE id = %(m)s RETURNING index_version) "
+                "INSERT INTO vectors (memory_id, kind, ref, data, stamp) "
+                "SELECT %(m)s, %(kind)s, %(ref)s, %(data)s, index_version FROM moved "
+                "ON CONFLICT (memory_id, kind, ref) DO UPDATE SET data = excluded.data, "
+                "stamp = excluded.stamp",
+                params,
+            )
+            return
+        dim = len(data) // 4
+        if dim not in self.vector_index.dimensions and 0 < dim <= HNSW_MAX_DIMENSION:
+            # The first vector of this dimension in the database: its index, built once
+            # (the lock keeps two processes from building it at the same time).
+            self._one("SELECT pg_advisory_xact_lock(%s, %s)", INDEX_LOCK)
+            create_dimension_index(self.conn, dim)
+            self.vector_index.dimensions.add(dim)
         self._run(
             "WITH moved AS (UPDATE memories SET index_version = index_version + 1 "
             "WHERE id = %(m)s RETURNING index_version) "
-            "INSERT INTO vectors (memory_id, kind, ref, data, stamp) "
-            "SELECT %(m)s, %(kind)s, %(ref)s, %(data)s, index_version FROM moved "
-            "ON CONFLICT (memory_id, kind, ref) DO UPDATE SET data = excluded.data, "
-            "stamp = excluded.stamp",
-            {"m": self.memory_id, "kind": kind, "ref": ref, "data": data},
+            "INSERT INTO vectors (memory_id, kind, ref, data, stamp, embedding) "
+            "SELECT %(m)s, %(kind)s, %(ref)s, %(data)s, index_version, %(e)s::vector "
+            "FROM moved ON CONFLICT (memory_id, kind, ref) DO UPDATE SET data = excluded.data, "
+            "stamp = excluded.stamp, embedding = excluded.embedding",
+            {**params, "e": vector_text(data)},
         )
 
     def enqueue(self, kind: str, ref: int) -> None:

@@ -24,6 +24,7 @@ from turngraph.store.base import (
 from turngraph.store.postgres_rows import REL_SELECT
 from turngraph.store.postgres_search import SearchReads
 from turngraph.store.postgres_turn_reads import TurnReads
+from turngraph.store.postgres_vectors import VectorReads
 from turngraph.store.sqlite_rows import (
     _ENT_COLS,
     _FILE_META,
@@ -39,7 +40,7 @@ from turngraph.store.sqlite_rows import (
 _COUNTED = ("observations", "entities", "relationships", "files", "sessions", "turns")
 
 
-class PostgresReadTx(TurnReads, SearchReads):
+class PostgresReadTx(TurnReads, SearchReads, VectorReads):
     """Reads of one memory inside one PostgreSQL transaction."""
 
     def counts(self) -> Counts:

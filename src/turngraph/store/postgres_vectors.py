@@ -1,0 +1,288 @@
+"""PostgreSQL vectors searched in the database by pgvector, where the extension is available.
+
+Every vector is stored as float32 bytes (``vectors.data``: what copies, caches and windows
+read, exactly as written). Where pgvector can be created, the store adds an ``embedding``
+column of type ``vector`` (no fixed dimension: memories with different embedders share the
+table) and one partial HNSW index per dimension, on ``embedding::vector(dim)`` with cosine
+distance, over the rows of that dimension. Recall then asks the store for a memory's nearest
+rows (:meth:`VectorReads.nearest_vectors`) instead of loading them into the process.
+
+The index covers every memory, so a search filtered to one memory can under-return when the
+memory is a small part of it. A memory with at most ``exact_below`` vectors of a kind is
+therefore searched exactly (a scan of its own rows, by its primary key); a larger one through
+the index with ``hnsw.ef_search`` at least twice the rows asked for (and pgvector's iterative
+scan from 0.8), and exactly if the index still returns fewer rows than asked for.
+
+Where the extension cannot be created (not installed, or the URL's user may not create it),
+or ``Settings.postgres_vector_index`` is off, nothing of this exists: the store says so once
+in the log and :meth:`VectorReads.nearest_vectors` returns None, so recall searches the
+vectors in process as before (:mod:`turngraph.recall.vectors`). A later open where the
+extension can be created adds the column, fills it from the stored bytes and builds the
+indexes.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import psycopg
+
+from turngraph.store.postgres_rows import Statements
+from turngraph.store.postgres_schema import MIGRATION_LOCK, Conn
+
+log = logging.getLogger("turngraph")
+
+HNSW_MAX_DIMENSION = 2_000  # pgvector indexes vectors of at most this many dimensions
+EXACT_BELOW = 10_000  # a memory's vectors of one kind searched exactly up to this many
+EF_SEARCH_MIN = 100
+EF_SEARCH_MAX = 1_000  # pgvector's ceiling
+_BACKFILL_BATCH = 1_000
+_INDEX_PREFIX = "vectors_hnsw_"
+# The advisory lock a writer takes to build a dimension's index (not the migration lock: an
+# open holds that while it fills embeddings, which may wait for this writer's rows).
+INDEX_LOCK = (0x7467, -1)
+
+
+class VectorIndex:
+    """What one store knows about the database's vector index: whether pgvector serves it,
+    the dimensions with an HNSW index, and each memory's vector counts, cached by the
+    memory's index version (which every change of its vectors moves, in any process)."""
+
+    def __init__(
+        self,
+        enabled: bool,
+        *,
+        iterative: bool = False,
+        dimensions: Sequence[int] = (),
+        exact_below: int = EXACT_BELOW,
+    ) -> None:
+        self.enabled = enabled
+        self.iterative = iterative
+        self.exact_below = exact_below
+        self.dimensions = set(dimensions)
+        self._lock = threading.Lock()
+        self._counts: dict[tuple[int, str], tuple[int, int]] = {}
+
+    def count(self, reads: Statements, kind: str) -> int:
+        """How many vectors of ``kind`` the memory of ``reads`` holds, in its snapshot."""
+        version = int(
+            reads._one("SELECT index_version FROM memories WHERE id = %s", (reads.memory_id,))[0]
+        )
+        key = (reads.memory_id, kind)
+        with self._lock:
+            found = self._counts.get(key)
+        if found is not None and found[0] == version:
+            return found[1]
+        count = int(
+            reads._one(
+                "SELECT count(*) FROM vectors WHERE memory_id = %s AND kind = %s",
+                (reads.memory_id, kind),
+            )[0]
+        )
+        with self._lock:
+            self._counts[key] = (version, count)
+        return count
+
+
+NO_INDEX = VectorIndex(False)
+
+
+def open_vector_index(
+    conn: Conn, *, allowed: bool, where: str, exact_below: int = EXACT_BELOW
+) -> VectorIndex:
+    """Prepare pgvector on the database if it is there (or can be created and ``allowed``):
+    the ``embedding`` column, its values for rows stored without one, an HNSW index per
+    dimension. Runs under the migration lock; logs once when vectors stay in process."""
+    conn.execute("SELECT pg_advisory_lock(%s, %s)", MIGRATION_LOCK)
+    try:
+        if not _has_embedding(conn):
+            if not allowed:
+                log.info(
+                    "turngraph: pgvector is not used on %s (Settings.postgres_vector_index "
+                    "is off); vectors are searched in each process's memory",
+                    where,
+                )
+                return VectorIndex(False)
+            try:
+                with conn.transaction():
+                    conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+                    conn.execute("ALTER TABLE vectors ADD COLUMN embedding vector")
+                    # Rows stored without their embedding (by a process that opened the
+                    # database before pgvector): few or none, found without a scan.
+                    conn.execute(
+                        "CREATE INDEX vectors_unembedded ON vectors (memory_id, kind) "
+                        "WHERE embedding IS NULL"
+                    )
+                    conn.execute(
+                        "INSERT INTO _migrations (name) VALUES ('pgvector') ON CONFLICT DO NOTHING"
+                    )
+            except psycopg.Error as exc:
+                log.warning(
+                    "turngraph: pgvector is not available on %s (%s); vectors are searched "
+                    "in each process's memory (see docs/scaling.md)",
+                    where,
+                    _first_line(exc),
+                )
+                return VectorIndex(False)
+        _fill_embeddings(conn)
+        version = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+        row = version.fetchone()
+        return VectorIndex(
+            True,
+            iterative=_version(str(row[0]) if row else "0") >= (0, 8),
+            dimensions=_indexed_dimensions(conn),
+            exact_below=exact_below,
+        )
+    finally:
+        conn.execute("SELECT pg_advisory_unlock(%s, %s)", MIGRATION_LOCK)
+
+
+def _has_embedding(conn: Conn) -> bool:
+    row = conn.execute(
+        "SELECT 1 FROM pg_attribute WHERE attrelid = 'vectors'::regclass "
+        "AND attname = 'embedding' AND NOT attisdropped"
+    ).fetchone()
+    return row is not None
+
+
+def _fill_embeddings(conn: Conn) -> None:
+    """Give every row stored without its embedding one, from its bytes, and index each
+    dimension found."""
+    while True:
+        rows = conn.execute(
+            "SELECT memory_id, kind, ref, data FROM vectors WHERE embedding IS NULL LIMIT %s",
+            (_BACKFILL_BATCH,),
+        ).fetchall()
+        if not rows:
+            return
+        dims = {len(r[3]) // 4 for r in rows}
+        with conn.transaction(), conn.cursor() as cur:
+            cur.executemany(
+                "UPDATE vectors SET embedding = %s::vector WHERE memory_id = %s AND kind = %s "
+                "AND ref = %s",
+                [(vector_text(bytes(r[3])), r[0], r[1], r[2]) for r in rows],
+            )
+            for dim in dims:
+                create_dimension_index(conn, dim)
+
+
+def _indexed_dimensions(conn: Conn) -> list[int]:
+    names = conn.execute(
+        "SELECT indexname FROM pg_indexes WHERE tablename = 'vectors' AND indexname LIKE %s",
+        (_INDEX_PREFIX + "%",),
+    ).fetchall()
+    return [int(str(n[0]).removeprefix(_INDEX_PREFIX)) for n in names]
+
+
+def create_dimension_index(conn: Conn, dim: int) -> None:
+    """The HNSW index of the vectors of ``dim`` dimensions, if pgvector can index them and it
+    is not there yet (inside the caller's transaction)."""
+    if not 0 < dim <= HNSW_MAX_DIMENSION:
+        return
+    conn.execute(
+        f"CREATE INDEX IF NOT EXISTS {_INDEX_PREFIX}{dim} ON vectors USING hnsw "
+        f"((embedding::vector({dim})) vector_cosine_ops) WHERE vector_dims(embedding) = {dim}"
+    )
+
+
+def vector_text(data: bytes) -> str | None:
+    """pgvector's text form of float32 bytes (nine significant digits give each float32
+    back exactly); None for bytes that are no vector pgvector takes (empty)."""
+    values = np.frombuffer(data, dtype="<f4").tolist()
+    if not values:
+        return None
+    return "[" + ",".join(f"{v:.9g}" if math.isfinite(v) else "0" for v in values) + "]"
+
+
+class VectorReads(Statements):
+    """Mixed into :class:`~turngraph.store.postgres_read.PostgresReadTx`."""
+
+    vector_index: VectorIndex = NO_INDEX
+
+    def nearest_vectors(
+        self, kind: str, query: bytes, *, limit: int
+    ) -> list[tuple[int, float]] | None:
+        index = self.vector_index
+        if not index.enabled:
+            return None
+        unembedded = self._one(
+            "SELECT 1 FROM vectors WHERE memory_id = %s AND kind = %s AND embedding IS NULL "
+            "LIMIT 1",
+            (self.memory_id, kind),
+        )
+        if unembedded is not None:
+            return None  # written by a process that opened the database before pgvector
+        text = vector_text(query)
+        count = index.count(self, kind)
+        if text is None or count == 0 or limit <= 0:
+            return []
+        dim = len(query) // 4
+        params = {"m": self.memory_id, "k": kind, "q": text, "n": limit}
+        if count > index.exact_below and dim in index.dimensions:
+            ef = min(EF_SEARCH_MAX, max(EF_SEARCH_MIN, 2 * limit))
+            # Without a sort the planner can only read the order from the HNSW index (it
+            # would otherwise sort the memory's rows, found by their key, when its figures
+            # make that look cheaper); the setting is put back after the search.
+            sort = self._one(
+                "SELECT current_setting('enable_sort'), set_config('enable_sort', 'off', true), "
+                "set_config('hnsw.ef_search', %s, true)",
+                (str(ef),),
+            )[0]
+            if index.iterative:
+                self._one("SELECT set_config('hnsw.iterative_scan', 'strict_order', true)")
+            try:
+                rows = self._all(
+                    f"SELECT ref, 1 - (embedding::vector({dim}) <=> %(q)s::vector({dim})) "
+                    "FROM vectors WHERE memory_id = %(m)s AND kind = %(k)s "
+                    f"AND vector_dims(embedding) = {dim} "
+                    f"ORDER BY embedding::vector({dim}) <=> %(q)s::vector({dim}) LIMIT %(n)s",
+                    params,
+                )
+            finally:
+                self._one("SELECT set_config('enable_sort', %s, true)", (sort,))
+            if len(rows) >= min(limit, count):
+                return _similarities(rows)
+        # Exact: the memory's own rows of the kind, by its primary key.
+        rows = self._all(
+            "SELECT ref, 1 - (embedding <=> %(q)s::vector) FROM vectors "
+            "WHERE memory_id = %(m)s AND kind = %(k)s "
+            "ORDER BY embedding <=> %(q)s::vector LIMIT %(n)s",
+            params,
+        )
+        return _similarities(rows)
+
+    def vector_similarities(self, kind: str, query: bytes, refs: Sequence[int]) -> dict[int, float]:
+        text = vector_text(query)
+        if not refs or text is None:
+            return {}
+        rows = self._all(
+            "SELECT ref, 1 - (embedding <=> %s::vector) FROM vectors "
+            "WHERE memory_id = %s AND kind = %s AND ref = ANY(%s)",
+            (text, self.memory_id, kind, list(refs)),
+        )
+        return dict(_similarities(rows))
+
+
+def _similarities(rows: list[Any]) -> list[tuple[int, float]]:
+    # A zero vector has no direction: pgvector's cosine distance to it is NaN.
+    return [
+        (int(r[0]), float(r[1]) if r[1] is not None and not math.isnan(r[1]) else 0.0) for r in rows
+    ]
+
+
+def _version(text: str) -> tuple[int, ...]:
+    parts = []
+    for part in text.split("."):
+        digits = "".join(c for c in part if c.isdigit())
+        parts.append(int(digits or 0))
+    return tuple(parts)
+
+
+def _first_line(exc: psycopg.Error) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__

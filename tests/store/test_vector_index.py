@@ -1,0 +1,166 @@
+"""PostgreSQL's vector search: pgvector's HNSW index where the extension can be created,
+the vectors searched in process where it cannot, and a database that gains the extension
+later filled in from the stored bytes."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+import turngraph
+from turngraph.config import Settings
+from turngraph.store.base import VectorSearch
+
+from .conftest import NOW
+
+pytest.importorskip("psycopg")  # the postgres extra; `make test` installs it
+
+from turngraph.store.postgres import PostgresStore
+
+DIM = 16
+Matrix = npt.NDArray[np.float32]
+
+
+def _unit(rng: np.random.Generator, n: int) -> Matrix:
+    m = rng.standard_normal((n, DIM)).astype(np.float32)
+    out: Matrix = (m / np.linalg.norm(m, axis=1, keepdims=True)).astype(np.float32)
+    return out
+
+
+def _fill(store: PostgresStore, name: str, vectors: Matrix, *, first_ref: int) -> int:
+    memory = store.create_memory(name=name, visibility="private", retrieval="{}", now=NOW)
+    with store.write(memory.id) as tx:
+        for i, v in enumerate(vectors):
+            tx.put_vector("observation", first_ref + i, v.tobytes())
+    return memory.id
+
+
+def _exact(store: PostgresStore, memory_id: int, query: Matrix, n: int) -> list[int]:
+    """The top ``n`` refs by cosine, computed here from the stored bytes."""
+    with store.read(memory_id) as tx:
+        rows = tx.load_vectors("observation")
+    refs = [r for r, _ in rows]
+    sims = np.frombuffer(b"".join(d for _, d in rows), dtype=np.float32).reshape(-1, DIM) @ query
+    return [refs[i] for i in np.argsort(-sims, kind="stable")[:n]]
+
+
+@contextmanager
+def _opened(url: str, **settings: object) -> Iterator[PostgresStore]:
+    store = PostgresStore(url, settings=Settings(**settings))  # type: ignore[arg-type]
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def _index_scans(
+    store: PostgresStore, memory_id: int, query: Matrix, n: int
+) -> tuple[list[int], int]:
+    """The store's nearest refs, and how many scans of the HNSW index that search made (read
+    in the search's own transaction: a read nested in a write shares its connection)."""
+    with store.write(memory_id) as tx:
+        found = tx.nearest_vectors("observation", query.tobytes(), limit=n)
+        scans = tx.conn.execute(
+            "SELECT pg_stat_get_xact_numscans(%s::regclass)", (f"vectors_hnsw_{DIM}",)
+        ).fetchone()
+    assert found is not None
+    assert scans is not None
+    return [r for r, _ in found], int(scans[0])
+
+
+def test_a_memory_past_the_exact_threshold_is_searched_through_the_hnsw_index(
+    postgres_url: str,
+) -> None:
+    rng = np.random.default_rng(7)
+    with _opened(postgres_url, postgres_exact_vectors_below=100) as store:
+        memory_id = _fill(store, "acme", _unit(rng, 400), first_ref=1)
+        _fill(store, "other", _unit(rng, 100), first_ref=1_000)  # never in acme's hits
+        for query in _unit(rng, 5):
+            found, scans = _index_scans(store, memory_id, query, 10)
+            assert scans > 0
+            assert found == _exact(store, memory_id, query, 10)
+
+
+def test_a_small_memory_beside_a_large_one_still_gets_every_hit_it_asks_for(
+    postgres_url: str,
+) -> None:
+    # The index holds 100 times more of the other memory's rows: filtered to this memory,
+    # an HNSW search alone returns too few, and the store searches the memory exactly.
+    rng = np.random.default_rng(11)
+    with _opened(postgres_url, postgres_exact_vectors_below=10) as store:
+        memory_id = _fill(store, "small", _unit(rng, 30), first_ref=1)
+        _fill(store, "large", _unit(rng, 3_000), first_ref=1_000)
+        for query in _unit(rng, 3):
+            with store.read(memory_id) as tx:
+                found = tx.nearest_vectors("observation", query.tobytes(), limit=20)
+            assert found is not None
+            assert [r for r, _ in found] == _exact(store, memory_id, query, 20)
+
+
+def test_a_memory_under_the_threshold_is_searched_exactly_with_the_similarities(
+    postgres_url: str,
+) -> None:
+    rng = np.random.default_rng(3)
+    vectors = _unit(rng, 50)
+    with _opened(postgres_url) as store:
+        memory_id = _fill(store, "acme", vectors, first_ref=1)
+        query = _unit(rng, 1)[0]
+        with store.read(memory_id) as tx:
+            found = tx.nearest_vectors("observation", query.tobytes(), limit=5)
+            again = tx.vector_similarities("observation", query.tobytes(), [1, 2, 999])
+        assert found is not None
+        assert [r for r, _ in found] == _exact(store, memory_id, query, 5)
+        for ref, sim in [*found, *again.items()]:
+            assert sim == pytest.approx(float(vectors[ref - 1] @ query), abs=1e-5)
+        assert set(again) == {1, 2}
+
+
+def test_without_the_extension_vectors_are_searched_in_process_and_the_log_says_so_once(
+    postgres_url_without_pgvector: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="turngraph"):
+        db = turngraph.open(postgres_url_without_pgvector)
+    try:
+        said = [r.getMessage() for r in caplog.records if "pgvector" in r.getMessage()]
+        assert len(said) == 1, said
+        assert "not available" in said[0]
+        store = db.store
+        assert isinstance(store, PostgresStore)
+        with store.read(0) as tx:
+            assert tx._one("SELECT 1 FROM pg_extension WHERE extname = 'vector'") is None
+        mem = db.create_memory("acme")
+        mem.remember("My sister Ines plays the cello in Vienna every winter.")
+        mem.remember("We adopted a greyhound called Pixel last spring.")
+        memory = store.get_memory("acme")
+        assert memory is not None
+        with store.read(memory.id) as tx:
+            assert isinstance(tx, VectorSearch)
+            assert tx.nearest_vectors("observation", bytes(4 * 8), limit=3) is None
+        hits = mem.recall("Who plays a string instrument?", mode="dense", k=1).hits
+        assert hits[0].text == "My sister Ines plays the cello in Vienna every winter."
+    finally:
+        db.close()
+
+
+def test_a_database_that_gains_the_extension_fills_in_the_vectors_it_already_held(
+    bare_postgres_url: str,
+) -> None:
+    rng = np.random.default_rng(5)
+    vectors = _unit(rng, 200)
+    with _opened(bare_postgres_url, postgres_vector_index=False) as store:
+        memory_id = _fill(store, "acme", vectors, first_ref=1)
+        with store.read(memory_id) as tx:
+            assert tx.nearest_vectors("observation", vectors[0].tobytes(), limit=5) is None
+    with _opened(bare_postgres_url, postgres_exact_vectors_below=50) as store:
+        with store.read(memory_id) as tx:
+            stored = dict(tx.load_vectors("observation"))
+        assert stored == {i + 1: v.tobytes() for i, v in enumerate(vectors)}
+        for query in _unit(rng, 3):
+            found, scans = _index_scans(store, memory_id, query, 10)
+            assert scans > 0
+            assert found == _exact(store, memory_id, query, 10)
