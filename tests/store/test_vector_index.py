@@ -164,3 +164,28 @@ def test_a_database_that_gains_the_extension_fills_in_the_vectors_it_already_hel
             found, scans = _index_scans(store, memory_id, query, 10)
             assert scans > 0
             assert found == _exact(store, memory_id, query, 10)
+
+
+def test_vectors_written_by_a_process_that_opened_before_pgvector_are_searched_in_process(
+    bare_postgres_url: str,
+) -> None:
+    rng = np.random.default_rng(9)
+    vectors = _unit(rng, 20)
+    query = _unit(rng, 1)[0]
+    with _opened(bare_postgres_url, postgres_vector_index=False) as before:
+        memory_id = _fill(before, "acme", vectors, first_ref=1)
+        with _opened(bare_postgres_url) as after:  # creates the extension, fills the rows
+
+            def nearest() -> list[tuple[int, float]] | None:
+                with after.read(memory_id) as tx:
+                    return tx.nearest_vectors("observation", query.tobytes(), limit=5)
+
+            assert nearest() is not None
+            with before.write(memory_id) as tx:  # new bytes for a row, no embedding
+                tx.put_vector("observation", 1, vectors[2].tobytes())
+            assert nearest() is None
+        with _opened(bare_postgres_url) as reopened:
+            with reopened.read(memory_id) as tx:
+                found = tx.nearest_vectors("observation", query.tobytes(), limit=5)
+            assert found is not None
+            assert [r for r, _ in found] == _exact(reopened, memory_id, query, 5)

@@ -48,6 +48,21 @@ _INDEX_PREFIX = "vectors_hnsw_"
 INDEX_LOCK = (0x7467, -1)
 
 
+# New bytes under an unchanged embedding: written by a process that opened the database
+# before pgvector, which knows nothing of the column. The embedding is dropped, so the row
+# counts as unembedded (searched in process) until an open fills it in again.
+_STALE_EMBEDDING = """
+CREATE FUNCTION vectors_stale_embedding() RETURNS trigger AS $$
+BEGIN
+    IF NEW.data IS DISTINCT FROM OLD.data AND NEW.embedding IS NOT DISTINCT FROM OLD.embedding
+    THEN
+        NEW.embedding := NULL;
+    END IF;
+    RETURN NEW;
+END $$ LANGUAGE plpgsql
+"""
+
+
 class VectorIndex:
     """What one store knows about the database's vector index: whether pgvector serves it,
     the dimensions with an HNSW index, and each memory's vector counts, cached by the
@@ -117,6 +132,11 @@ def open_vector_index(
                     conn.execute(
                         "CREATE INDEX vectors_unembedded ON vectors (memory_id, kind) "
                         "WHERE embedding IS NULL"
+                    )
+                    conn.execute(_STALE_EMBEDDING)
+                    conn.execute(
+                        "CREATE TRIGGER vectors_stale_embedding BEFORE UPDATE ON vectors "
+                        "FOR EACH ROW EXECUTE FUNCTION vectors_stale_embedding()"
                     )
                     conn.execute(
                         "INSERT INTO _migrations (name) VALUES ('pgvector') ON CONFLICT DO NOTHING"
