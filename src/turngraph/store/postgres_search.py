@@ -7,7 +7,9 @@ C; entities: name A, description B, retrieval queries C; attributes: their text 
 labels of the fields asked for, joined by OR (any) or AND (all). The matches are ranked by
 BM25 as SQLite's FTS5 ranks them: each stemmed word's count in a row is the sum of its
 fields' weights over its occurrences, the inverse document frequency counts the memory's rows
-holding the word in those fields, and a row's length is its number of distinct words.
+holding the word in those fields, and a row's length is its number of distinct words. The
+memory's row count and total length of each kind are kept by triggers (``text_stats``), so a
+search reads the mean length from one row.
 """
 
 from __future__ import annotations
@@ -181,6 +183,7 @@ class SearchReads(Statements):
         weights = _label_weights(search)
         params.update(
             m=self.memory_id,
+            kind=search.kind,
             terms=list(search.terms),
             labels=labels,
             suffix=f":{labels}",
@@ -197,9 +200,9 @@ class SearchReads(Statements):
         found = self._all(
             "WITH words AS (SELECT DISTINCT w FROM unnest(%(terms)s::text[]) AS t(term), "
             "unnest(tsvector_to_array(to_tsvector('english', t.term))) AS w), "
-            "stats AS (SELECT count(*)::float8 AS n, "
-            f"coalesce(avg(length(search)), 1)::float8 AS mean FROM {table} "
-            "WHERE memory_id = %(m)s), "
+            "stats AS (SELECT coalesce(max(row_count), 0)::float8 AS n, "
+            "coalesce(max(word_count)::float8 / nullif(max(row_count), 0), 1) AS mean "
+            "FROM text_stats WHERE memory_id = %(m)s AND kind = %(kind)s), "
             f"o AS (SELECT {key} AS key, search, length(search) AS len FROM {table}, "
             f"(SELECT {joiner.join(parts)}) AS query(q) "
             "WHERE memory_id = %(m)s AND search @@ q), "
@@ -241,7 +244,9 @@ class SearchReads(Statements):
     def text_rows(self, kind: TextKind) -> int:
         return int(
             self._one(
-                f"SELECT count(*) FROM {_TABLES[kind]} WHERE memory_id = %s", (self.memory_id,)
+                "SELECT coalesce(max(row_count), 0) FROM text_stats "
+                "WHERE memory_id = %s AND kind = %s",
+                (self.memory_id, kind),
             )[0]
         )
 
