@@ -107,17 +107,45 @@ def test_a_memory_under_the_threshold_is_searched_exactly_with_the_similarities(
 ) -> None:
     rng = np.random.default_rng(3)
     vectors = _unit(rng, 50)
+    query = _unit(rng, 1)[0]
     with _opened(postgres_url) as store:
         memory_id = _fill(store, "acme", vectors, first_ref=1)
-        query = _unit(rng, 1)[0]
         with store.read(memory_id) as tx:
             found = tx.nearest_vectors("observation", query.tobytes(), limit=5)
-            again = tx.vector_similarities("observation", query.tobytes(), [1, 2, 999])
         assert found is not None
         assert [r for r, _ in found] == _exact(store, memory_id, query, 5)
-        for ref, sim in [*found, *again.items()]:
+        for ref, sim in found:
             assert sim == pytest.approx(float(vectors[ref - 1] @ query), abs=1e-5)
-        assert set(again) == {1, 2}
+
+
+@pytest.mark.parametrize(("exact_below", "limit"), [(10_000, 8), (10, 60)])
+def test_a_second_kind_adds_its_weighted_similarity_to_each_rows_own(
+    postgres_url: str, exact_below: int, limit: int
+) -> None:
+    # Windows for half the rows: the others score by their own vector alone. Exactly, and
+    # through the index (asking for every row: its candidates are the nearest by either).
+    rng = np.random.default_rng(4)
+    own, windows = _unit(rng, 60), _unit(rng, 30)
+    query = _unit(rng, 1)[0]
+    with _opened(postgres_url, postgres_exact_vectors_below=exact_below) as store:
+        memory_id = _fill(store, "acme", own, first_ref=1)
+        with store.write(memory_id) as tx:
+            for i, v in enumerate(windows):
+                tx.put_vector("window", 2 * i + 1, v.tobytes())
+        with store.read(memory_id) as tx:
+            found = tx.nearest_vectors(
+                "observation", query.tobytes(), limit=limit, add=("window", 0.5)
+            )
+        assert found is not None
+        expected = {
+            ref: float(own[ref - 1] @ query)
+            + (0.5 * float(windows[(ref - 1) // 2] @ query) if ref % 2 else 0.0)
+            for ref in range(1, 61)
+        }
+        best = sorted(expected, key=lambda r: -expected[r])[:limit]
+        assert [r for r, _ in found] == best
+        for ref, score in found:
+            assert score == pytest.approx(expected[ref], abs=1e-5)
 
 
 def test_without_the_extension_vectors_are_searched_in_process_and_the_log_says_so_once(

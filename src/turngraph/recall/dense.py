@@ -31,20 +31,11 @@ def passage_similarities(
     """The ``pool`` observations most similar to ``query`` by their own vector plus
     ``window_weight`` x that of their conversational window, with that sum."""
     if isinstance(tx, VectorSearch):
-        data = _bytes(query)
-        own = tx.nearest_vectors("observation", data, limit=pool)
-        windows = tx.nearest_vectors("window", data, limit=pool) if own is not None else None
-        if own is not None and windows is not None:
-            # Candidates: the nearest by either vector, each scored by both.
-            sims = dict(own)
-            win = dict(windows)
-            sims.update(
-                tx.vector_similarities("observation", data, [r for r in win if r not in sims])
-            )
-            win.update(tx.vector_similarities("window", data, [r for r in sims if r not in win]))
-            scored = {r: s + window_weight * win.get(r, 0.0) for r, s in sims.items()}
-            best = sorted(scored, key=lambda r: -scored[r])[:pool]
-            return {r: scored[r] for r in best}
+        found = tx.nearest_vectors(
+            "observation", _bytes(query), limit=pool, add=("window", window_weight)
+        )
+        if found is not None:
+            return dict(found)
     return _cached_similarities(store, tx, query, pool=pool, window_weight=window_weight)
 
 

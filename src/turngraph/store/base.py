@@ -278,15 +278,13 @@ class VectorSearch(Protocol):
     memory_id: int
 
     def nearest_vectors(
-        self, kind: str, query: bytes, *, limit: int
+        self, kind: str, query: bytes, *, limit: int, add: tuple[str, float] | None = None
     ) -> list[tuple[int, float]] | None:
         """The refs of (about) the ``limit`` vectors of ``kind`` most similar to ``query``,
         with their similarity, best first; None when this database cannot search them (then
-        the caller searches ``load_vectors`` itself)."""
-        ...
-
-    def vector_similarities(self, kind: str, query: bytes, refs: Sequence[int]) -> dict[int, float]:
-        """The similarity to ``query`` of each of ``refs`` that has a vector of ``kind``."""
+        the caller searches ``load_vectors`` itself). With ``add=(other, weight)`` a row's
+        score is its similarity plus ``weight`` x that of the vector of kind ``other`` with
+        the same ref (none: 0), and the rows nearest by either vector are ranked by it."""
         ...
 
 

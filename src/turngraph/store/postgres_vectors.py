@@ -5,7 +5,9 @@ read, exactly as written). Where pgvector can be created, the store adds an ``em
 column of type ``vector`` (no fixed dimension: memories with different embedders share the
 table) and one partial HNSW index per dimension, on ``embedding::vector(dim)`` with cosine
 distance, over the rows of that dimension. Recall then asks the store for a memory's nearest
-rows (:meth:`VectorReads.nearest_vectors`) instead of loading them into the process.
+rows (:meth:`VectorReads.nearest_vectors`) instead of loading them into the process; a
+search that adds a second kind's similarity (a turn's window to the turn's own) scores both
+in one statement.
 
 The index covers every memory, so a search filtered to one memory can under-return when the
 memory is a small part of it. A memory with at most ``exact_below`` vectors of a kind is
@@ -83,11 +85,9 @@ class VectorIndex:
         self._lock = threading.Lock()
         self._counts: dict[tuple[int, str], tuple[int, int]] = {}
 
-    def count(self, reads: Statements, kind: str) -> int:
-        """How many vectors of ``kind`` the memory of ``reads`` holds, in its snapshot."""
-        version = int(
-            reads._one("SELECT index_version FROM memories WHERE id = %s", (reads.memory_id,))[0]
-        )
+    def count(self, reads: Statements, kind: str, version: int) -> int:
+        """How many vectors of ``kind`` the memory of ``reads`` holds, in its snapshot (at
+        index version ``version``)."""
         key = (reads.memory_id, kind)
         with self._lock:
             found = self._counts.get(key)
@@ -127,6 +127,9 @@ def open_vector_index(
                 with conn.transaction():
                     conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
                     conn.execute("ALTER TABLE vectors ADD COLUMN embedding vector")
+                    # A row holds the vector twice, past the size where PostgreSQL moves
+                    # values out of line: the bytes go, the embedding a search reads stays.
+                    conn.execute("ALTER TABLE vectors ALTER COLUMN embedding SET STORAGE MAIN")
                     # Rows stored without their embedding (by a process that opened the
                     # database before pgvector): few or none, found without a scan.
                     conn.execute(
@@ -225,71 +228,91 @@ class VectorReads(Statements):
     vector_index: VectorIndex = NO_INDEX
 
     def nearest_vectors(
-        self, kind: str, query: bytes, *, limit: int
+        self, kind: str, query: bytes, *, limit: int, add: tuple[str, float] | None = None
     ) -> list[tuple[int, float]] | None:
         index = self.vector_index
         if not index.enabled:
             return None
-        unembedded = self._one(
-            "SELECT 1 FROM vectors WHERE memory_id = %s AND kind = %s AND embedding IS NULL "
-            "LIMIT 1",
-            (self.memory_id, kind),
+        kinds = [kind] if add is None else [kind, add[0]]
+        version, unembedded = self._one(
+            "SELECT (SELECT index_version FROM memories WHERE id = %(m)s), EXISTS (SELECT 1 "
+            "FROM vectors WHERE memory_id = %(m)s AND kind = ANY(%(kinds)s) "
+            "AND embedding IS NULL)",
+            {"m": self.memory_id, "kinds": kinds},
         )
-        if unembedded is not None:
+        if unembedded:
             return None  # written by a process that opened the database before pgvector
         text = vector_text(query)
-        count = index.count(self, kind)
-        if text is None or count == 0 or limit <= 0:
+        if text is None or limit <= 0 or version is None:
+            return []
+        count = index.count(self, kind, int(version))
+        if count == 0:
             return []
         dim = len(query) // 4
-        params = {"m": self.memory_id, "k": kind, "q": text, "n": limit}
+        params: dict[str, object] = {"m": self.memory_id, "q": text, "n": limit}
         if count > index.exact_below and dim in index.dimensions:
-            ef = min(EF_SEARCH_MAX, max(EF_SEARCH_MIN, 2 * limit))
-            # Without a sort the planner can only read the order from the HNSW index (it
-            # would otherwise sort the memory's rows, found by their key, when its figures
-            # make that look cheaper); the setting is put back after the search.
-            sort = self._one(
-                "SELECT current_setting('enable_sort'), set_config('enable_sort', 'off', true), "
-                "set_config('hnsw.ef_search', %s, true)",
-                (str(ef),),
-            )[0]
-            if index.iterative:
-                self._one("SELECT set_config('hnsw.iterative_scan', 'strict_order', true)")
-            try:
-                rows = self._all(
-                    f"SELECT ref, 1 - (embedding::vector({dim}) <=> %(q)s::vector({dim})) "
-                    "FROM vectors WHERE memory_id = %(m)s AND kind = %(k)s "
-                    f"AND vector_dims(embedding) = {dim} "
-                    f"ORDER BY embedding::vector({dim}) <=> %(q)s::vector({dim}) LIMIT %(n)s",
-                    params,
-                )
-            finally:
-                self._one("SELECT set_config('enable_sort', %s, true)", (sort,))
-            if len(rows) >= min(limit, count):
-                return _similarities(rows)
-        # Exact: the memory's own rows of the kind, by its primary key.
+            found = self._index_search(kind, dim, params)
+            if len(found) >= min(limit, count):
+                if add is None:
+                    return _similarities(found)
+                # The candidates: the nearest by either kind, each scored by both.
+                refs = {int(r[0]) for r in found}
+                refs.update(int(r[0]) for r in self._index_search(add[0], dim, params))
+                return self._scored(kind, add, params, sorted(refs))
+        return self._scored(kind, add, params, None)
+
+    def _index_search(self, kind: str, dim: int, params: dict[str, object]) -> list[Any]:
+        """The memory's rows of ``kind`` nearest the query, through the HNSW index."""
+        limit = int(str(params["n"]))
+        ef = min(EF_SEARCH_MAX, max(EF_SEARCH_MIN, 2 * limit))
+        # Without a sort the planner can only read the order from the HNSW index (it would
+        # otherwise sort the memory's rows, found by their key, when its figures make that
+        # look cheaper); the setting is put back after the search.
+        sort = self._one(
+            "SELECT current_setting('enable_sort'), set_config('enable_sort', 'off', true), "
+            "set_config('hnsw.ef_search', %s, true)",
+            (str(ef),),
+        )[0]
+        if self.vector_index.iterative:
+            self._one("SELECT set_config('hnsw.iterative_scan', 'strict_order', true)")
+        try:
+            return self._all(
+                f"SELECT ref, 1 - (embedding::vector({dim}) <=> %(q)s::vector({dim})) "
+                "FROM vectors WHERE memory_id = %(m)s AND kind = %(k)s "
+                f"AND vector_dims(embedding) = {dim} "
+                f"ORDER BY embedding::vector({dim}) <=> %(q)s::vector({dim}) LIMIT %(n)s",
+                {**params, "k": kind},
+            )
+        finally:
+            self._one("SELECT set_config('enable_sort', %s, true)", (sort,))
+
+    def _scored(
+        self,
+        kind: str,
+        add: tuple[str, float] | None,
+        params: dict[str, object],
+        refs: list[int] | None,
+    ) -> list[tuple[int, float]]:
+        """The best rows of ``kind`` (among ``refs``, or all: an exact search of the memory's
+        own rows), each scored by its similarity plus ``add``'s weight x that of the row of
+        ``add``'s kind with the same ref."""
+        # One pass over the memory's rows of both kinds (no join for the planner to get
+        # wrong on a table it has no figures for yet), summed by ref. A zero vector has no
+        # direction: pgvector's cosine distance to it is NaN, counted as 0.
+        other, weight = add if add is not None else (kind, 0.0)
+        among = "" if refs is None else "AND ref = ANY(%(refs)s) "
         rows = self._all(
-            "SELECT ref, 1 - (embedding <=> %(q)s::vector) FROM vectors "
-            "WHERE memory_id = %(m)s AND kind = %(k)s "
-            "ORDER BY embedding <=> %(q)s::vector LIMIT %(n)s",
-            params,
+            "SELECT ref, sum(CASE WHEN kind = %(k)s THEN s ELSE %(w)s * s END) AS score FROM "
+            "(SELECT ref, kind, coalesce(nullif(1 - (embedding <=> %(q)s::vector), 'NaN'), 0) "
+            "AS s FROM vectors WHERE memory_id = %(m)s AND kind = ANY(%(kinds)s) "
+            f"{among}) AS v GROUP BY ref HAVING bool_or(kind = %(k)s) "
+            "ORDER BY score DESC, ref LIMIT %(n)s",
+            {**params, "k": kind, "w": weight, "kinds": sorted({kind, other}), "refs": refs},
         )
         return _similarities(rows)
 
-    def vector_similarities(self, kind: str, query: bytes, refs: Sequence[int]) -> dict[int, float]:
-        text = vector_text(query)
-        if not refs or text is None:
-            return {}
-        rows = self._all(
-            "SELECT ref, 1 - (embedding <=> %s::vector) FROM vectors "
-            "WHERE memory_id = %s AND kind = %s AND ref = ANY(%s)",
-            (text, self.memory_id, kind, list(refs)),
-        )
-        return dict(_similarities(rows))
-
 
 def _similarities(rows: list[Any]) -> list[tuple[int, float]]:
-    # A zero vector has no direction: pgvector's cosine distance to it is NaN.
     return [
         (int(r[0]), float(r[1]) if r[1] is not None and not math.isnan(r[1]) else 0.0) for r in rows
     ]
