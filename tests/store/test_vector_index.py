@@ -217,3 +217,14 @@ def test_vectors_written_by_a_process_that_opened_before_pgvector_are_searched_i
                 found = tx.nearest_vectors("observation", query.tobytes(), limit=5)
             assert found is not None
             assert [r for r, _ in found] == _exact(reopened, memory_id, query, 5)
+
+
+def test_an_index_another_store_built_after_this_one_opened_is_used(postgres_url: str) -> None:
+    rng = np.random.default_rng(13)
+    with _opened(postgres_url, postgres_exact_vectors_below=10) as reader:
+        with _opened(postgres_url) as writer:  # the first vectors of this dimension
+            memory_id = _fill(writer, "acme", _unit(rng, 100), first_ref=1)
+        query = _unit(rng, 1)[0]
+        found, scans = _index_scans(reader, memory_id, query, 10)
+        assert scans > 0
+        assert found == _exact(reader, memory_id, query, 10)

@@ -250,6 +250,9 @@ class VectorReads(Statements):
             return []
         dim = len(query) // 4
         params: dict[str, object] = {"m": self.memory_id, "q": text, "n": limit}
+        if count > index.exact_below and dim not in index.dimensions and dim <= HNSW_MAX_DIMENSION:
+            # Built by another process since this one opened the database?
+            index.dimensions.update(_indexed_dimensions(self.conn))
         if count > index.exact_below and dim in index.dimensions:
             found = self._index_search(kind, dim, params)
             if len(found) >= min(limit, count):
