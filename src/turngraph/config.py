@@ -76,7 +76,7 @@ class Settings:
     postgres_vector_index: bool = True
     # ... and a memory with at most this many vectors of a kind is searched exactly (its own
     # rows), above it through the index (which every memory shares).
-    postgres_exact_vectors_below: int = 10_000
+    postgres_exact_vectors_below: int = 2_000
     # Extraction of turns: "rules" (offline, the default) or "llm" (an OpenAI-compatible
     # chat-completions endpoint at llm_base_url).
     extractor: str = "rules"

@@ -40,7 +40,7 @@ from turngraph.store.postgres_schema import MIGRATION_LOCK, Conn
 log = logging.getLogger("turngraph")
 
 HNSW_MAX_DIMENSION = 2_000  # pgvector indexes vectors of at most this many dimensions
-EXACT_BELOW = 10_000  # a memory's vectors of one kind searched exactly up to this many
+EXACT_BELOW = 2_000  # a memory's vectors of one kind searched exactly up to this many
 EF_SEARCH_MIN = 100
 EF_SEARCH_MAX = 1_000  # pgvector's ceiling
 _BACKFILL_BATCH = 1_000
@@ -250,19 +250,31 @@ class VectorReads(Statements):
             return []
         dim = len(query) // 4
         params: dict[str, object] = {"m": self.memory_id, "q": text, "n": limit}
-        if count > index.exact_below and dim not in index.dimensions and dim <= HNSW_MAX_DIMENSION:
-            # Built by another process since this one opened the database?
+        if not self._indexed(count, dim):
+            return self._scored(kind, add, params, None)
+        found = self._index_search(kind, dim, params)
+        if len(found) < min(limit, count):
+            return self._scored(kind, add, params, None)  # too small a part of the index
+        if add is None:
+            return _similarities(found)
+        # The candidates: the nearest by either kind, each then scored by both. The other
+        # kind's nearest are searched like this one's (exactly when the memory has few).
+        refs = {int(r[0]) for r in found}
+        other = index.count(self, add[0], int(version))
+        if other and self._indexed(other, dim):
+            refs.update(int(r[0]) for r in self._index_search(add[0], dim, params))
+        elif other:
+            refs.update(r for r, _ in self._scored(add[0], None, params, None))
+        return self._scored(kind, add, params, sorted(refs))
+
+    def _indexed(self, count: int, dim: int) -> bool:
+        """Whether ``count`` vectors of ``dim`` dimensions are searched through the index."""
+        index = self.vector_index
+        if count <= index.exact_below or dim > HNSW_MAX_DIMENSION:
+            return False
+        if dim not in index.dimensions:  # built by another process since this one opened?
             index.dimensions.update(_indexed_dimensions(self.conn))
-        if count > index.exact_below and dim in index.dimensions:
-            found = self._index_search(kind, dim, params)
-            if len(found) >= min(limit, count):
-                if add is None:
-                    return _similarities(found)
-                # The candidates: the nearest by either kind, each scored by both.
-                refs = {int(r[0]) for r in found}
-                refs.update(int(r[0]) for r in self._index_search(add[0], dim, params))
-                return self._scored(kind, add, params, sorted(refs))
-        return self._scored(kind, add, params, None)
+        return dim in index.dimensions
 
     def _index_search(self, kind: str, dim: int, params: dict[str, object]) -> list[Any]:
         """The memory's rows of ``kind`` nearest the query, through the HNSW index."""
@@ -300,14 +312,15 @@ class VectorReads(Statements):
         own rows), each scored by its similarity plus ``add``'s weight x that of the row of
         ``add``'s kind with the same ref."""
         # One pass over the memory's rows of both kinds (no join for the planner to get
-        # wrong on a table it has no figures for yet), summed by ref. A zero vector has no
-        # direction: pgvector's cosine distance to it is NaN, counted as 0.
+        # wrong on a table it has no figures for yet), summed by ref. The similarity is the
+        # inner product, as in the in-process search: the cosine of unit vectors (which
+        # embedders return), at two thirds of the cosine's cost.
         other, weight = add if add is not None else (kind, 0.0)
         among = "" if refs is None else "AND ref = ANY(%(refs)s) "
         rows = self._all(
             "SELECT ref, sum(CASE WHEN kind = %(k)s THEN s ELSE %(w)s * s END) AS score FROM "
-            "(SELECT ref, kind, coalesce(nullif(1 - (embedding <=> %(q)s::vector), 'NaN'), 0) "
-            "AS s FROM vectors WHERE memory_id = %(m)s AND kind = ANY(%(kinds)s) "
+            "(SELECT ref, kind, (embedding <#> %(q)s::vector) * -1 AS s FROM vectors "
+            "WHERE memory_id = %(m)s AND kind = ANY(%(kinds)s) "
             f"{among}) AS v GROUP BY ref HAVING bool_or(kind = %(k)s) "
             "ORDER BY score DESC, ref LIMIT %(n)s",
             {**params, "k": kind, "w": weight, "kinds": sorted({kind, other}), "refs": refs},
