@@ -110,6 +110,8 @@ LIGHT_DOINGS = frozenset("having getting doing making being seeing taking going"
 # Verbs whose object may be a clause: "so rewarding to know I'm making a difference".
 KNOWING = frozenset("know see realize realise hear think".split())
 EFFECT_BREAKS = frozenset("but because cause when which how what why who where that".split())
+_TRAILING = DANGLING | LOOSE_ENDS  # what a judged thing never ends with
+_TRAILING_OR_BREAK = _TRAILING | EFFECT_BREAKS
 SUBJECTS = frozenset("i we you he she they it".split())
 LISTENER = frozenset("you your yourself yours".split())
 # Words before the verb of a clause inside the subject: "things that bring us joy", "this
@@ -250,7 +252,7 @@ def what_it_does(said: list[str], *, mine: bool = True, room: int = 7) -> str:
     if len(out) == 2 and out[0] in SAID_WHOLE and out[1] in ("me", "us"):
         return " ".join(out)  # "nature inspires me": nothing more is needed
     to_me = any(w in ("me", "my", "us", "our", "life") for w in out)  # before "to me" goes
-    while out and out[-1] in DANGLING | LOOSE_ENDS:
+    while out and out[-1] in _TRAILING:
         out.pop()  # "give us strength to tackle any" -> "give us strength to tackle"
     if out and out[-1] in NEEDS_OBJECT and len(out) > 3 and out[-2] == "to":
         out = out[:-2]  # "help us stay motivated to make ...": what it does, up to "to"
@@ -364,7 +366,7 @@ def good_for(said: list[str], *, room: int) -> list[str]:
         return []
     doing = doing_of(said[2], said[3:]).split()
     doing = doing[: max(2, room - 2)]
-    while doing and doing[-1] in DANGLING | LOOSE_ENDS | EFFECT_BREAKS:
+    while doing and doing[-1] in _TRAILING_OR_BREAK:
         doing.pop()
     return [f"{said[0]} for {' '.join(doing)}"] if len(doing) >= 2 else []
 

@@ -252,12 +252,14 @@ class PatternRules(TurnState):
         remember my birthday? its july 2", "Tehran born, Vancouver based"."""
         if self.ctx.role != "user" or len(text) > 4000:
             return
-        for fav in _FAVORITE_ASKED.finditer(text):
+        # Each pattern below runs only where its literal words are (a substring test first).
+        asked = "?" in text
+        for fav in _FAVORITE_ASKED.finditer(text) if asked else ():
             value = noun_phrase(tokenize(fav.group(2)), 5)
             if value and not names_nothing(value):
                 key = "favorite_" + fav.group(1).lower().replace(" ", "_")
                 self.out.attribute(self._speaker(), key, " ".join(value))
-        m = _BIRTHDAY_ASKED.search(text)
+        m = _BIRTHDAY_ASKED.search(text) if asked else None
         if m:
             self.out.attribute(self._speaker(), "birthday", m.group(1).strip())
         m = _BIRTHDAY_WHEN.search(text)
@@ -265,20 +267,24 @@ class PatternRules(TurnState):
             when = resolve_time(m.group(0), self.ctx.observed_at)
             if when is not None and when.precision == "day":
                 self.out.attribute(self._speaker(), "birthday", f"{when.when:%B} {when.when.day}")
-        for pattern, key in ((_PLACE_BORN, "hometown"), (_PLACE_BASED, "location")):
-            for said in pattern.finditer(text):
+        for pattern, key, cues in (
+            (_PLACE_BORN, "hometown", ("born", "raised")),
+            (_PLACE_BASED, "location", ("based",)),
+        ):
+            for said in pattern.finditer(text) if any(c in text for c in cues) else ():
                 place = self._place(tokenize(next(g for g in said.groups() if g)))
                 if place:
                     self.out.attribute(self._speaker(), key, place)
                     self.out.relation(
                         self._speaker(), "from" if key == "hometown" else "lives_in", place
                     )
-        for group in _GROUP_CALLED.finditer(text):
+        called = "called" in text or "named" in text
+        for group in _GROUP_CALLED.finditer(text) if called else ():
             member = self._last_named_before(text, group.start())
             name = self.out.entity(group.group(1), "organization")
             self.used.add(name.casefold())
             self.out.relation(member or self._speaker(), "member_of", name)
-        for first in _FIRST_DAY.finditer(text):
+        for first in _FIRST_DAY.finditer(text) if "first " in text else ():
             self._employer(self._speaker(), tokenize(first.group(1)))
         m = _AS_A_NATIONAL.search(text)
         if m:

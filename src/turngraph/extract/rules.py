@@ -300,7 +300,7 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules, OpinionRule
                 carried = None  # "... it's been a dream to have a family and give ...": not ours
                 continue
             if not clause.verb:
-                said = [w for w in words if w.lower() not in v.DISCOURSE | v.ADVERBS]
+                said = [w for w in words if w.lower() not in _FILLERS]
                 thing = self.out.entities.get(" ".join(said).casefold()) if said else None
                 if thing is not None and thing.type != "person":
                     self.topic = thing.name  # "Definitely Star Wars! It's my favorite"
