@@ -2,8 +2,9 @@
 up another memory's requests.
 
 Extraction is timed on this thread's CPU clock, the least of three readings (so other work
-on the machine counts as little as it can), against the ceiling of 200 ms for any accepted
-turn.
+on the machine counts as little as it can), against a ceiling of 500 ms for any accepted
+turn: the slowest family takes about 130 ms, and the ceiling leaves room for a host whose
+speed changes by half from one minute to the next (a quadratic family would take seconds).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ FAMILIES = {
 }
 
 SIZES = (10_000, Limits().content_hard_chars)
-CEILING = 0.2
+CEILING = 0.5
 
 
 def hostile(unit: str, size: int) -> str:
