@@ -400,6 +400,8 @@ class TurnOps(SessionOps):
         first_line = " ".join(message["content"].split())
         title = f"{who}: {first_line}"[:200]
         write_seq = tx.next_seq()
+        before = self._before(tx, session_id, seq, recent)
+        content = message["content"]
         obs_id = tx.insert_observation(
             slug=turn_id.replace(":", "-"),
             title=title,
@@ -410,6 +412,7 @@ class TurnOps(SessionOps):
             confidence=None,
             source=f"{session_id}#{seq}",
             now=now,
+            search_context=f"{before[-1].content} {content}" if before else content,
         )
         extracted = (
             "failed"
@@ -427,7 +430,7 @@ class TurnOps(SessionOps):
             labels=labels,
             now=now,
         )
-        self._index_window(tx, session_id, seq, obs_id, message["content"], recent)
+        self._index_window(tx, obs_id, content, before)
         if raw is None:
             return turn_id, Extraction(turn_id=turn_id)
         at = TurnWrite(
@@ -442,32 +445,29 @@ class TurnOps(SessionOps):
 
     # -- helpers -----------------------------------------------------------------------------
 
-    def _index_window(
-        self,
-        tx: WriteTx,
-        session_id: str,
-        seq: int,
-        observation_id: int,
-        content: str,
-        recent: Sequence[TurnRow] = (),
-    ) -> None:
-        """Index each turn with its neighbours: short replies carry their topic there.
-        ``recent`` (the session's last turns, read before the write) serve when nothing was
-        written after them; otherwise the neighbours are read here."""
+    def _before(
+        self, tx: WriteTx, session_id: str, seq: int, recent: Sequence[TurnRow]
+    ) -> list[TurnRow]:
+        """The (at most two) turns before turn ``seq``, oldest first. ``recent`` (the session's
+        last turns, read before the write) serve when nothing was written after them;
+        otherwise they are read here."""
         if recent and recent[-1].seq == seq - 1:
-            before = [t for t in recent if t.seq >= seq - 2]
-        else:
-            before = tx.list_turns(session_id, after_seq=max(seq - 3, 0), offset=0, limit=2)
-            before = [t for t in before if t.seq < seq]
+            return [t for t in recent if t.seq >= seq - 2]
+        before = tx.list_turns(session_id, after_seq=max(seq - 3, 0), offset=0, limit=2)
+        return [t for t in before if t.seq < seq]
+
+    def _index_window(
+        self, tx: WriteTx, observation_id: int, content: str, before: Sequence[TurnRow]
+    ) -> None:
+        """Index each turn with its neighbours: short replies carry their topic there. The new
+        turn's observation was written with its window so far (the turn before it and itself);
+        the turn before it now gets its whole window (the two turns before it, and this one)."""
         if before:
             prev = before[-1]
             earlier = [t.content for t in before[:-1]]
             tx.set_search_context(prev.observation_id, " ".join([*earlier, prev.content, content]))
-            tx.set_search_context(observation_id, f"{prev.content} {content}")
             if not self.lexical_only:
                 tx.enqueue("window", prev.observation_id)
-        else:
-            tx.set_search_context(observation_id, content)
         if not self.lexical_only:
             tx.enqueue("window", observation_id)
 

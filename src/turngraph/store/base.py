@@ -15,14 +15,15 @@ vectors, the index queue), and :class:`AccessStore` (principals, keys, grants, H
 idempotency). The transactions combine them.
 
 Besides the rows it is given, a backend keeps two things current by itself, inside the
-transaction that changes the rows (SQLite does it with triggers):
+transaction that changes the rows (SQLite does most of it with triggers):
 
-- **Text search.** Every observation (title, content, and the search context the core sets
-  with ``set_search_context``), entity (name, description, retrieval queries) and attribute
-  version (its entity's name, key and value) is searchable by :class:`TextSearch` as soon as
-  its write commits, and stops being found when it is deleted. The core asks in neutral terms
-  (words, any or all, fields and their weights, a limit); each backend builds its own query
-  and ranking from that, stemming words its own way.
+- **Text search.** Every observation (title, content, and the search context the core gives
+  ``insert_observation`` and changes with ``set_search_context``), entity (name, description,
+  retrieval queries) and attribute version (its entity's name, key and value) is searchable
+  by :class:`TextSearch` as soon as its write commits, and stops being found when it is
+  deleted. The core asks in neutral terms (words, any or all, fields and their weights, a
+  limit); each backend builds its own query and ranking from that, stemming words its own
+  way.
 - **The index queue and the index version.** Inserting or changing an observation's title or
   content, an entity's name, description or retrieval queries, or inserting an attribute
   version queues that row for embedding (``index_queue``), unless the memory's retrieval
@@ -337,6 +338,7 @@ class GraphWrites(Protocol):
         confidence: float | None,
         source: str | None,
         now: datetime,
+        search_context: str = "",
     ) -> int: ...
     def update_observation(
         self,

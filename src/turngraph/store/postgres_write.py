@@ -44,11 +44,12 @@ class PostgresTx(MoreWrites):
         confidence: float | None,
         source: str | None,
         now: datetime,
+        search_context: str = "",
     ) -> int:
         row = self._one(
             "INSERT INTO observations (memory_id, slug, title, content, category, tags, "
-            "observed_at, confidence, source, created_at, updated_at) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+            "observed_at, confidence, source, created_at, updated_at, search_context) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
             (
                 self.memory_id,
                 slug,
@@ -61,6 +62,7 @@ class PostgresTx(MoreWrites):
                 source,
                 to_db(now),
                 to_db(now),
+                search_context,
             ),
         )
         observation_id = int(row[0])

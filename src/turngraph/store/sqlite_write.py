@@ -40,6 +40,7 @@ class SQLiteTx(SQLiteReadTx):
         confidence: float | None,
         source: str | None,
         now: datetime,
+        search_context: str = "",
     ) -> int:
         cur = self.conn.execute(
             "INSERT INTO observations (memory_id, slug, title, content, category, tags, "
@@ -60,6 +61,10 @@ class SQLiteTx(SQLiteReadTx):
             ),
         )
         assert cur.lastrowid is not None
+        self.conn.execute(
+            "INSERT INTO fts_observations (rowid, mem, title, content, context) VALUES (?,?,?,?,?)",
+            (cur.lastrowid, f"m{self.memory_id}", title, content, search_context),
+        )
         if tags:  # a new observation has no tag rows to replace
             self._insert_tags(cur.lastrowid, tags)
         return cur.lastrowid
