@@ -129,6 +129,8 @@ def sentences(text: str) -> list[str]:
 
 def tokens(sentence: str) -> list[str]:
     """Word tokens with contractions split ("I'm" -> "I", "'m"; "can't" -> "can", "n't")."""
+    if "'" not in sentence:  # every contraction has one
+        return _TOKEN.findall(sentence)
     text = _CONTRACTION.sub(lambda m: _FULL[m.group(1).lower()] + " n't", sentence)
     text = _NT.sub(" n't", text)
     text = _CLITIC.sub(r" '\1", text)

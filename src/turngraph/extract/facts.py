@@ -3,13 +3,12 @@ wished, habitual) and what it says (keyed facts first, then an action)."""
 
 from __future__ import annotations
 
-import re
-
 from turngraph.extract import gazetteers as gz
 from turngraph.extract import vocab as v
 from turngraph.extract.base import RawAction, RawUncertainty
 from turngraph.extract.clauses import Clause, is_verb, parse_clause
 from turngraph.extract.findings import Findings, TurnState
+from turngraph.extract.folded import Folded
 from turngraph.extract.lexicon import lemma
 from turngraph.extract.phrases import (
     doing_of,
@@ -26,11 +25,10 @@ _PASSIVE_EVENTS = frozenset(
     "fire lay hire promote invite accept reject elect award arrest injure hurt bite rob "
     "admit transfer select nominate diagnose".split()
 )
-_HABITUAL = re.compile(
+_HABITUAL = Folded(
     r"\b(?:every|each) (?:single )?(?:day|morning|night|evening|week|weekend|month|sunday|"
     r"monday|tuesday|wednesday|thursday|friday|saturday)\b|\b(?:\w+|\d+) times a (?:day|week|"
     r"month)\b|\bon weekends\b|\b(?:daily|weekly|nightly)\b|\bmost (?:days|mornings|nights)\b",
-    re.I,
 )
 # Verbs whose present tense with a time speaks of a plan ("starts school in September").
 # Nouns that say little without what follows them: "love for dance", "fear of heights".
@@ -96,7 +94,7 @@ _FIELDS = frozenset(
 _HARD = frozenset("tough hard difficult rough rocky".split())
 # What a feeling about the listener or an unnamed thing is about says nothing alone.
 _YOU_AND_IT = frozenset("you your it this that them they him her".split())
-_NO_MORE = re.compile(r"\b(?:anymore|any more|no longer|these days)\b", re.I)
+_NO_MORE = Folded(r"\b(?:anymore|any more|no longer|these days)\b")
 
 
 def _just_did(c: Clause) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from turngraph.extract import vocab as v
+from turngraph.extract.folded import Folded
 
 _PREFIX = re.compile(
     r"^(?:(?:ok(?:ay)?|also|and|oh|btw|by the way|one more thing|hey|hi|actually|"
@@ -34,20 +35,18 @@ _CUE_WORDS = frozenset(
     "please pls plz always never dont stop avoid no call keep make prefer want need like "
     "remember bear whenever every each when if future can could would will you".split()
 ) | frozenset(w for w in v.INSTRUCTION_VERBS if w.isalpha())
-_CUE_PHRASES = re.compile(
+_CUE_PHRASES = Folded(
     r"\b(?:don'?t|do not|from now|going forward|"
     + "|".join(sorted(w for w in v.INSTRUCTION_VERBS if not w.isalpha()))
     + r")\b",
-    re.I,
 )
 _WORDS = re.compile(r"\w+")
 # Case-insensitive matching folds a few letters beyond lower() (the long s, U+017F, is "s"):
 # a word with a letter past ASCII is tested by the regular expression itself.
 _CUE_WORD = re.compile("|".join(sorted(_CUE_WORDS)), re.I)
-_STANDING = re.compile(
+_STANDING = Folded(
     r"\b(from now on|going forward|in (?:the )?future|always|never|whenever|every time|"
     r"each time|for the rest of)\b",
-    re.I,
 )
 _CALL_ME = re.compile(r"^(?:just\s+)?call me\s+([A-Za-z][\w'-]{0,30})\b", re.I)
 _NEGATIVE = re.compile(r"^(always|never|don't|do not|do n't|stop|avoid|no more|no)\s+(\w+)", re.I)
@@ -68,10 +67,14 @@ _KEEP_SHORT = re.compile(
 
 def may_instruct(text: str) -> bool:
     """Whether ``text`` has a word every instruction has (a cheap test before reading it)."""
-    return any(
-        w.lower() in _CUE_WORDS or (not w.isascii() and _CUE_WORD.fullmatch(w))
-        for w in _WORDS.findall(text)
-    ) or bool(_CUE_PHRASES.search(text))
+    if text.isascii():  # lower-casing ASCII text changes no word boundary
+        cued = not _CUE_WORDS.isdisjoint(_WORDS.findall(text.lower()))
+    else:
+        cued = any(
+            w.lower() in _CUE_WORDS or (not w.isascii() and _CUE_WORD.fullmatch(w))
+            for w in _WORDS.findall(text)
+        )
+    return cued or bool(_CUE_PHRASES.search(text))
 
 
 def find_instruction(sentence: str) -> tuple[str, str, str | None] | None:

@@ -12,9 +12,10 @@ import re
 from collections.abc import Iterable
 
 from turngraph.extract import gazetteers as gz
+from turngraph.extract.folded import Folded
 
 _TOKEN = re.compile(r"[A-Za-z\u00c0-\u024f0-9][\w'&.-]*")
-_CONTRACTED = re.compile(r"'(t|ve|re|ll|d|m)$", re.I)
+_CONTRACTED = Folded(r"'(t|ve|re|ll|d|m)$")
 _CONNECTORS = {"of", "de", "la", "le", "da", "van", "von", "der", "del", "&"}
 _GREETING = re.compile(
     r"(^|\b)(hey|hi|hello|thanks|thank you|wow|congrats|congratulations|oh|yes|yeah|sure|aww?|"

@@ -11,6 +11,7 @@ from turngraph.extract.base import RawAction
 from turngraph.extract.clauses import Clause, glue
 from turngraph.extract.clauses import tokens as tokenize
 from turngraph.extract.findings import TurnState
+from turngraph.extract.folded import Folded
 from turngraph.extract.lexicon import lemma
 from turngraph.extract.phrases import (
     doing_of,
@@ -32,13 +33,12 @@ _YOU_HAVE_PET = re.compile(
     + "|".join(sorted(gz.PETS, key=len, reverse=True))
     + r")s? (?:named|called) ([A-Z][a-z]+)(?: and ([A-Z][a-z]+))?"
 )
-_SPECIES = re.compile(r"\b(" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?\b", re.I)
+_SPECIES = Folded(r"\b(" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?\b")
 _SPECIES_OF = {"kitten": "cat", "kitty": "cat", "puppy": "dog", "pup": "dog", "doggo": "dog"}
-_PHOTO = re.compile(
+_PHOTO = Folded(
     r"\b(?:here'?s|here is|this is|check out|look at|take a look at|sharing|sending you|i took)"
     r" (?:a|the|this|my|some|another) (?:quick |recent |new |cute |little )?"
     r"(?:photo|pic|picture|shot|snap|snapshot|selfie)s? (?:of|from) (.{3,80})",
-    re.I,
 )
 # "my kids Sora (6) and Ren (3)": a plural kin word and the two names it lists.
 _KIN_LIST = re.compile(
@@ -51,15 +51,13 @@ _KIN_LIST = re.compile(
     r"([A-Z][a-z]+)(?: \(\d{1,2}\))?,? (?:and|&) ([A-Z][a-z]+)\b"
 )
 # "my back pain is finally gone", "my migraines have cleared up": a condition that ended.
-_CONDITION_GONE = re.compile(
+_CONDITION_GONE = Folded(
     r"\bmy ((?:[a-z'-]+ ){0,3}?[a-z'-]+) (?:is|are|has|have|'s)(?: finally| completely| totally"
     r"| all| now| pretty much)* (?:gone|over|cured|healed|cleared up|went away)\b",
-    re.I,
 )
-_MEANS_A_LOT = re.compile(
+_MEANS_A_LOT = Folded(
     r"^(?:\w+,\s*)?((?:your|the|all your|all the|our) [\w' ]{3,40}?) (?:really |truly )?"
     r"(?:means?|meant) (?:a lot|so much|the world|everything)",
-    re.I,
 )
 _GERUND_PRAISE = re.compile(
     r"^(?:[^,]{0,60},\s*)?([a-z]+ing(?: up| out| around| outside| outdoors)?)"
@@ -101,48 +99,42 @@ _MATTERS_TO_ME = re.compile(
     re.I,
 )
 # "I realize the importance of self-care", "we both know the importance of ...".
-_IMPORTANCE_OF = re.compile(
+_IMPORTANCE_OF = Folded(
     r"\b(?:I|we)\b[^.!?]{0,40}?\b(?:understand|know|see|realize|realise|learned|learnt|"
     r"value|appreciate|recognize|get)s?\b[^.!?]{0,12}?\bthe (?:importance|value) of "
     r"([^.!?,;]{3,80})",
-    re.I,
 )
-_NOTHING_LIKE = re.compile(r"\bthere(?:'?s| is) nothing (?:quite )?like ([^.,!?;]{3,80})", re.I)
-_IT_MATTERS_TO = re.compile(
+_NOTHING_LIKE = Folded(r"\bthere(?:'?s| is) nothing (?:quite )?like ([^.,!?;]{3,80})")
+_IT_MATTERS_TO = Folded(
     r"\bit'?s (?:so |really |very |super )?(?:important|crucial|essential|key|vital) to (\w+) "
     r"([^.!?,;]{2,60})",
-    re.I,
 )
-_HOW_IMPORTANT = re.compile(
+_HOW_IMPORTANT = Folded(
     r"\bhow important (?:it is to (\w+) ([^.,!?;]{2,60})|([a-z][^.,!?;]{2,60}?) (?:is|are)\b)",
-    re.I,
 )
-_FIRST_PERSON_OBJECT = re.compile(r"\b(?:me|us|I|we)\b", re.I)
+_FIRST_PERSON_OBJECT = Folded(r"\b(?:me|us|I|we)\b")
 _IT_IS_GREAT = re.compile(
     r"^(?:[^,]{0,40},\s*)?it(?:'?s|'s been| is| was| has been) "
     r"(?:so |really |always |just |super )?(?:great|nice|fun|awesome|amazing|wonderful|"
     r"rewarding|fulfilling|relaxing) (?:to (\w+)|([a-z]+ing))\b ?(.{0,80})",
     re.I,
 )
-_DREAM = re.compile(
+_DREAM = Folded(
     r"\b(?:my (?:\w+ )?(?:dream|goal|plan|hope|aim|mission)(?: (?:this|for the|for this) \w+)?"
     r"(?: is|'s| has always been| was)|it'?s (?:been )?"
     r"(?:a|my) (?:dream|goal)(?: of mine)?|i'?ve always wanted|i have always wanted) to (\w+) "
     r"(.{2,80})",
-    re.I,
 )
 _FAVORITE_ASKED = re.compile(r"\bfavorite ([a-z]+(?: [a-z]+)?)\s*\?+\s*([^.!?\n,]{2,60})", re.I)
-_BIRTHDAY_ASKED = re.compile(
+_BIRTHDAY_ASKED = Folded(
     r"\bmy birthday\b[^.!?\n]{0,40}\?+\s*(?:it'?s|its|it is)\s+((?:jan|feb|mar|apr|may|jun|jul|aug|"
     r"sep|oct|nov|dec)[a-z]* \d{1,2}|\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
     r"[a-z]*)",
-    re.I,
 )
-_BIRTHDAY_WHEN = re.compile(
+_BIRTHDAY_WHEN = Folded(
     r"\b(?:it'?s|its|today is|tomorrow is|had) my (?:actual )?birthday(?: party)? (?:today|"
     r"tomorrow|yesterday|on \w+|last \w+)|\b(?:today|tomorrow|yesterday) (?:is|was) my "
     r"(?:actual )?birthday",
-    re.I,
 )
 _PLACE_BORN = re.compile(
     r"(?:^|[,.!] |\bI was )(?:born and raised|born|raised) in ([A-Z][\w'-]+(?: [A-Z][\w'-]+)?)|"
@@ -169,37 +161,30 @@ _THING_I_DID = re.compile(
     r"(?: (yesterday|today|last \w+|this \w+|on \w+))?\b"
 )
 _FIRST_DAY = re.compile(r"\bfirst (?:day|week) (?:at|with) ([A-Z][\w&'-]*(?: [A-Z][\w&'-]*){0,2})")
-_AS_A_NATIONAL = re.compile(
+_AS_A_NATIONAL = Folded(
     r"\bas an? (" + "|".join(sorted(v.NATIONALITIES)) + r") (?:person|woman|man|guy|girl|citizen|"
     r"native|expat)\b",
-    re.I,
 )
 _MY_NAME = re.compile(r"\b(?i:my (?:full )?name is) ([A-Z][\w'-]*(?: [A-Z][\w'-]*){0,3})")
-_FIRST_PERSON = re.compile(r"\b(?:my|me|I)\b", re.I)
+_FIRST_PERSON = Folded(r"\b(?:my|me|I)\b")
 _PHONE_CUE = re.compile(r"\b(my (?:phone|number|cell|mobile)|call me at|reach me at|text me)")
-_BIRTHDAY_IS = re.compile(r"\bmy birthday is (?:on )?(.{3,40})", re.I)
+_BIRTHDAY_IS = Folded(r"\bmy birthday is (?:on )?(.{3,40})")
 _BORN_ON = re.compile(r"\bI was born on (.{3,40})")
 _LIST_BREAK = re.compile(r"\s+(?:and|but|so|,)\s+")
-_FAVORITE_IS = re.compile(
+_FAVORITE_IS = Folded(
     r"(?:\bmy |^|[,:] ?)(?:all[- ]time )?favorite ([a-z]+(?: [a-z]+)?)"
     r"(?: of all time| ever)? (?:is|are|has to be|would be|=) (.{1,60})",
-    re.I,
 )
 # "My favorite is the banana split sundae": a favorite of no stated kind.
-_MY_FAVORITE_BARE = re.compile(
+_MY_FAVORITE_BARE = Folded(
     r"\bmy (?:all[- ]time |absolute |top )?(?:favou?rite|fave)(?: one)? (?:is|was|has to be|"
     r"would be) (.{2,60})",
-    re.I,
 )
-_MY_HOBBIES = re.compile(
-    r"\bmy (?:main |favorite |new |big )?hobb(?:y is|ies are|ies include) (.{1,120})", re.I
+_MY_HOBBIES = Folded(
+    r"\bmy (?:main |favorite |new |big )?hobb(?:y is|ies are|ies include) (.{1,120})"
 )
-_SPARE_TIME = re.compile(
-    r"\bin my (?:free|spare) time,? I (?:do|play|make|like to do) (.{1,60})", re.I
-)
-_MY_TITLE = re.compile(
-    r"\bmy (?:new )?(?:job title|title|role|position|job) is (?:now )?(.{1,60})", re.I
-)
+_SPARE_TIME = Folded(r"\bin my (?:free|spare) time,? I (?:do|play|make|like to do) (.{1,60})")
+_MY_TITLE = Folded(r"\bmy (?:new )?(?:job title|title|role|position|job) is (?:now )?(.{1,60})")
 _MY_PET = re.compile(
     r"\b(?:my|our) (" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?,? "
     r"(?:named |called )?([A-Z][a-z]+)(?: and ([A-Z][a-z]+))?"

@@ -33,6 +33,7 @@ from turngraph.extract.clauses import tokens as tokenize
 from turngraph.extract.descriptions import DescriptionRules
 from turngraph.extract.facts import ClauseFacts
 from turngraph.extract.findings import Findings
+from turngraph.extract.folded import Folded
 from turngraph.extract.instructions import find_instruction, may_instruct
 from turngraph.extract.keyed import KeyedRules
 from turngraph.extract.names import find_names, is_lowercase, truecase
@@ -47,10 +48,9 @@ from turngraph.extract.timeref import TimeRef, resolve_time
 MAX_EXTRACT_CHARS = 32_000
 # What a turn says in brackets ("[shares a photo: ...]") describes it; it is not said.
 _BRACKETS = re.compile(r"\[[^\[\]]{0,400}\]")
-_CORRECTION = re.compile(
+_CORRECTION = Folded(
     r"\b(?:I meant|I mean|meant to say|I misspoke|correction|it's|it is|it was)\W+"
     r"([\w' -]{1,40}?)\s*,?\s+not\s+([\w' -]{1,40}?)\s*$",
-    re.I,
 )
 _CORRECTION_REVERSED = re.compile(
     r"^(?:sorry\W+)?not\s+([\w' -]{1,40}?)\s*,\s*(?:I meant\s+|it's\s+)?([\w' -]{1,40}?)\s*$",
@@ -84,11 +84,10 @@ _CORRECTION_LEAD = re.compile(
 )
 _DOUBLED = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.I)
 _PARTS = re.compile(r"(?<!\s)\s*(?:[,;:]|\s-\s|\bbut\b)\s*", re.I)
-_TRAILING_QUESTION = re.compile(
+_TRAILING_QUESTION = Folded(
     r"(?:,|\s-+)\s*(?:any|anything|anyone|anybody|thoughts|what|how|did|do|does|is|are|was|"
     r"were|have|has|can|could|would|will|want|wanna|where|when|why|who|huh|right|eh|yeah|"
     r"no)\b[^,-]*\?$",
-    re.I,
 )
 _SARCASM = re.compile(r"^(?:oh\s+)?(?:sure|yeah right|riiight)\b\W", re.I)
 _LEAD_IN = re.compile(
@@ -116,10 +115,10 @@ _GERUND_SUBJECT = re.compile(
     re.I,
 )
 # "it felt awesome to score ...": an infinitive said of no one in particular.
-_IT_IS_GOOD_TO = re.compile(
-    r"\bit(?:'s|\s+(?:is|was|felt|feels|seems|seemed))\s+(?:\w+\s+){0,2}?\w+\s+to\s+\w+", re.I
+_IT_IS_GOOD_TO = Folded(
+    r"\bit(?:'s|\s+(?:is|was|felt|feels|seems|seemed))\s+(?:\w+\s+){0,2}?\w+\s+to\s+\w+"
 )
-_MINE = re.compile(r"\b(?:my|our|me|I)\b", re.I)
+_MINE = Folded(r"\b(?:my|our|me|I)\b")
 
 
 def _generic_gerund(sentence: str) -> bool:

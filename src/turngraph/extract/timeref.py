@@ -14,6 +14,8 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import NamedTuple
 
+from turngraph.extract.folded import Folded
+
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
@@ -54,7 +56,7 @@ _SEASON = r"(spring|summer|fall|autumn|winter)"
 
 
 # Every expression below contains one of these; a clause without any names no time.
-_ANY_TIME = re.compile(
+_ANY_TIME = Folded(
     r"\b(?:yesterday|today|tonight|tomorrow|morning|afternoon|evening|night|now|ago|back|earlier|"
     r"in|within|last|past|next|this|coming|following|previous|later|before|weekend|on|over|"
     r"during|since|by|until|spring|summer|fall|autumn|winter|"
@@ -62,7 +64,6 @@ _ANY_TIME = re.compile(
     + "|"
     + _MONTH[1:-1]
     + r")\b|\d",
-    re.I,
 )
 
 
@@ -72,20 +73,19 @@ class TimeRef(NamedTuple):
     precision: str  # day | week | month | season | year
 
 
-_AGO = re.compile(rf"\b{_NUM}\s+(day|week|month|year)s?\s+(?:ago|back|earlier)\b", re.I)
-_IN_UNITS = re.compile(rf"\b(?:in|within)\s+{_NUM}\s+(day|week|month|year)s?\b", re.I)
-_RELATIVE_UNIT = re.compile(
+_AGO = Folded(rf"\b{_NUM}\s+(day|week|month|year)s?\s+(?:ago|back|earlier)\b")
+_IN_UNITS = Folded(rf"\b(?:in|within)\s+{_NUM}\s+(day|week|month|year)s?\b")
+_RELATIVE_UNIT = Folded(
     r"\b(last|this past|past|next|this|the following|the previous|earlier this|later this)\s+"
     r"(night|week|weekend|month|year)\b",
-    re.I,
 )
-_THE_UNIT_BEFORE = re.compile(r"\bthe\s+(day|week|month|year)\s+before\b", re.I)
-_RELATIVE_WEEKDAY = re.compile(
-    rf"\b(last|this past|next|this coming|coming|this|on|this last)\s+{_WEEKDAY}\b", re.I
+_THE_UNIT_BEFORE = Folded(r"\bthe\s+(day|week|month|year)\s+before\b")
+_RELATIVE_WEEKDAY = Folded(
+    rf"\b(last|this past|next|this coming|coming|this|on|this last)\s+{_WEEKDAY}\b"
 )
-_BARE_WEEKDAY = re.compile(rf"\b{_WEEKDAY}\b", re.I)
-_SEASON_REF = re.compile(rf"\b(last|this past|next|this|this coming)\s+{_SEASON}\b", re.I)
-_OVER_WEEKEND = re.compile(r"\b(?:over|on|during) the weekend\b", re.I)
+_BARE_WEEKDAY = Folded(rf"\b{_WEEKDAY}\b")
+_SEASON_REF = Folded(rf"\b(last|this past|next|this|this coming)\s+{_SEASON}\b")
+_OVER_WEEKEND = Folded(r"\b(?:over|on|during) the weekend\b")
 _DAY_MONTH_YEAR = re.compile(
     rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b,?\s*(\d{{4}})?", re.I
 )
@@ -93,8 +93,8 @@ _MONTH_DAY_YEAR = re.compile(
     rf"\b{_MONTH}\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s*(\d{{4}}))?", re.I
 )
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-_IN_MONTH = re.compile(rf"\b(in|last|next|this|since|by|until)\s+{_MONTH}\b(?:\s+(\d{{4}}))?", re.I)
-_IN_YEAR = re.compile(r"\b(?:in|since|back in|during)\s+((?:19|20)\d{2})\b", re.I)
+_IN_MONTH = Folded(rf"\b(in|last|next|this|since|by|until)\s+{_MONTH}\b(?:\s+(\d{{4}}))?")
+_IN_YEAR = Folded(r"\b(?:in|since|back in|during)\s+((?:19|20)\d{2})\b")
 _SIMPLE = [
     (re.compile(r"\bthe day before yesterday\b", re.I), -2),
     (re.compile(r"\bthe day after tomorrow\b", re.I), 2),
