@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from turngraph.extract import gazetteers as gz
 from turngraph.extract import vocab as v
+from turngraph.extract.folded import Folded
 from turngraph.extract.lexicon import IRREGULAR, lemma
 
 # A sentence ends at . ! ? followed by a space or the end ("a@b.com" and "3.5" stay whole).
@@ -24,7 +25,7 @@ _TOKEN = re.compile(
 )
 _NT = re.compile(r"(?<=[A-Za-z])n't\b")
 _CLITIC = re.compile(r"(?<=[A-Za-z])'(m|re|ve|ll|d|s)\b")
-_CONTRACTION = re.compile(r"\b(ca|wo|ai|sha)n't\b", re.I)
+_CONTRACTION = Folded(r"\b(ca|wo|ai|sha)n't\b")
 _FULL = {"ca": "can", "wo": "will", "ai": "is", "sha": "shall"}
 MAX_CLAUSE_TOKENS = 60
 _PAST_IRREGULAR = frozenset(

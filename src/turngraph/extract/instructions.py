@@ -14,7 +14,7 @@ import re
 from turngraph.extract import vocab as v
 from turngraph.extract.folded import Folded
 
-_PREFIX = re.compile(
+_PREFIX = Folded(
     r"^(?:(?:ok(?:ay)?|also|and|oh|btw|by the way|one more thing|hey|hi|actually|"
     r"scratch that|sorry|wait|quick thing|two things|one thing|so|but)\W+)*"
     r"(?P<lead>(?:please\s+)?(?:(?:can|could|would|will) you(?: please)?(?: always| never)?\s+|"
@@ -27,7 +27,6 @@ _PREFIX = re.compile(
     r"(?:whenever|every time|each time|when|if) (?:I|we|you)\b[^,]{1,80}?(?:,\s*|\s+(?=(?:please|"
     r"always|never|don't|keep|use|make|write|answer|reply|respond)\b))(?:please\s+)?|"
     r"please\s+|pls\s+|plz\s+)?)",
-    re.I,
 )
 # Every instruction has one of these words. Tested word by word: a set lookup per word is
 # several times faster than a regular expression trying each word at every word start.
@@ -48,20 +47,18 @@ _STANDING = Folded(
     r"\b(from now on|going forward|in (?:the )?future|always|never|whenever|every time|"
     r"each time|for the rest of)\b",
 )
-_CALL_ME = re.compile(r"^(?:just\s+)?call me\s+([A-Za-z][\w'-]{0,30})\b", re.I)
-_NEGATIVE = re.compile(r"^(always|never|don't|do not|do n't|stop|avoid|no more|no)\s+(\w+)", re.I)
-_ONE_OFF = re.compile(r"^\w+\s+(?:this|that|these|the following)\b|\"", re.I)
-_REMEMBER = re.compile(r"^remember (?:that )?.{1,200}\bwhen(?:ever)? you\b", re.I)
-_KEEP_IN_MIND = re.compile(r"^(?:keep|bear) (?:that|this|it) in mind\b", re.I)
-_PREFER = re.compile(
+_CALL_ME = Folded(r"^(?:just\s+)?call me\s+([A-Za-z][\w'-]{0,30})\b")
+_NEGATIVE = Folded(r"^(always|never|don't|do not|do n't|stop|avoid|no more|no)\s+(\w+)")
+_ONE_OFF = Folded(r"^\w+\s+(?:this|that|these|the following)\b|\"")
+_REMEMBER = Folded(r"^remember (?:that )?.{1,200}\bwhen(?:ever)? you\b")
+_KEEP_IN_MIND = Folded(r"^(?:keep|bear) (?:that|this|it) in mind\b")
+_PREFER = Folded(
     r"^I (?:prefer|like|want|need) (?:short|shorter|brief|concise|detailed|longer|simple|"
     r"plain|casual|formal)?\s*(?:answers|replies|responses|explanations|summaries)\b",
-    re.I,
 )
-_KEEP_SHORT = re.compile(
+_KEEP_SHORT = Folded(
     r"^(?:keep|make)\s+(?:your\s+|the\s+)?(?:answers|replies|responses|messages|it|them|"
     r"things|explanations)\s+(?:short|brief|concise|simple|sweet|casual|formal|under|to|in)\b",
-    re.I,
 )
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from turngraph.extract.folded import Folded
+
 # Whole-word rewrites, keyed by the lower-case word. Ambiguous words ("ill", "id", "were",
 # "its", "lets", "well") are left alone.
 SHORTHAND = {
@@ -102,14 +104,13 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'/-]*")
 _SPACES = re.compile(r"[ \t\u00a0]+")
 _REPEATS = re.compile(r"([!?.])\1+")
 # "ill" is "I'll" before a verb ("ill switch to", "ill probably go").
-_ILL = re.compile(
+_ILL = Folded(
     r"\bill(?= (?:be|go|have|get|switch|try|do|see|call|make|take|send|start|need|let|check|"
     r"probably|just|never|always|definitely|def|text|bring|ask|tell|look|keep|stop|move)\b)",
-    re.I,
 )
-_CAUSE = re.compile(r"(?<![\w'])'(?:cause|cuz|cos)\b", re.I)
+_CAUSE = Folded(r"(?<![\w'])'(?:cause|cuz|cos)\b")
 # Laughter and similar tags end what was said before them.
-_LAUGH = re.compile(r"(?<!\s)\s+\b(?:lol|lmao|lmfao|rofl|haha+|hehe+|jk|xd)\b", re.I)
+_LAUGH = Folded(r"(?<!\s)\s+\b(?:lol|lmao|lmfao|rofl|haha+|hehe+|jk|xd)\b")
 
 
 _HIGH = re.compile("[\u2001-\U0010ffff]")
@@ -127,7 +128,7 @@ _DAYS = {
     "sat": "Saturday", "sun": "Sunday",
 }  # fmt: skip
 _DAY_STEMS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-_SHORT_DAY = re.compile(r"\b(last|next|this|on|since|by) (" + "|".join(_DAYS) + r")\b\.?", re.I)
+_SHORT_DAY = Folded(r"\b(last|next|this|on|since|by) (" + "|".join(_DAYS) + r")\b\.?")
 
 
 def normalize(text: str) -> str:

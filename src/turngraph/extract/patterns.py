@@ -59,44 +59,39 @@ _MEANS_A_LOT = Folded(
     r"^(?:\w+,\s*)?((?:your|the|all your|all the|our) [\w' ]{3,40}?) (?:really |truly )?"
     r"(?:means?|meant) (?:a lot|so much|the world|everything)",
 )
-_GERUND_PRAISE = re.compile(
+_GERUND_PRAISE = Folded(
     r"^(?:[^,]{0,60},\s*)?([a-z]+ing(?: up| out| around| outside| outdoors)?)"
     r"(?: '?s| is| has been| was)? (?:really |so |such |just |always )?"
     r"(?:a |an |my )?(?:really |so |super )?(?:fun|great|awesome|amazing|relaxing|therapeutic|"
     r"rewarding|fulfilling|calming|soothing|my passion|my favorite|the best|a blast|a great way|"
     r"a fun way|a good way|a nice way|a wonderful way|a huge part of my life|my thing|my escape|"
     r"my happy place|life|therapy|my therapy|my haven|my passion|my stress fix)\b",
-    re.I,
 )
-_THING_PRAISE = re.compile(
+_THING_PRAISE = Folded(
     r"^(?:[^,]{0,60},\s*)?((?:my )?[A-Za-z]+(?: [a-z]+)?)"
     r"(?: '?s| is| are| has always been|'s always been) (?:always |just |really |truly )?"
     r"(?:a (?:huge|big) part of my life|(?:my|our) "
     r"(?:\w+ )?(?:haven|passion|therapy|escape|happy place|stress fix|stress relief|thing|jam|"
     r"muse|outlet|comfort|release|"
     r"chill time|safe place|sanctuary)|therapy for me)\b",
-    re.I,
 )
 _SUBJECT = r"^(?:[^,]{0,40},\s*)?((?:my )?[A-Za-z]+(?: [a-z]+){0,2})"
 # "Dancing brings me joy", "Turtles really bring me peace".
-_BRINGS_ME_JOY = re.compile(
+_BRINGS_ME_JOY = Folded(
     _SUBJECT + r" (?:really |truly |always |just )?brings? me (?:so much |a lot of |such |real )?"
     r"(?:joy|peace|happiness|comfort|calm)\b",
-    re.I,
 )
 # "Pottery's so relaxing", "Running is really rewarding": what the speaker enjoys doing.
-_IS_SO_GOOD = re.compile(
+_IS_SO_GOOD = Folded(
     _SUBJECT + r"(?:'s| is| are| has been) (?:so |really |super |very |always |just |such )*"
     r"(?:relaxing|calming|therapeutic|rewarding|fulfilling|soothing|peaceful|satisfying|"
     r"inspiring|energizing|uplifting|freeing)\b",
-    re.I,
 )
 # "Family time matters to me", "my health is so important to me": what the speaker values.
-_MATTERS_TO_ME = re.compile(
+_MATTERS_TO_ME = Folded(
     _SUBJECT + r" (?:really |truly |just )?(?:matters?|means? (?:so much|everything|the world|"
     r"a lot|the most)|"
     r"(?:is|are) (?:so |really |very |super )?important) to me\b",
-    re.I,
 )
 # "I realize the importance of self-care", "we both know the importance of ...".
 _IMPORTANCE_OF = Folded(
@@ -113,11 +108,10 @@ _HOW_IMPORTANT = Folded(
     r"\bhow important (?:it is to (\w+) ([^.,!?;]{2,60})|([a-z][^.,!?;]{2,60}?) (?:is|are)\b)",
 )
 _FIRST_PERSON_OBJECT = Folded(r"\b(?:me|us|I|we)\b")
-_IT_IS_GREAT = re.compile(
+_IT_IS_GREAT = Folded(
     r"^(?:[^,]{0,40},\s*)?it(?:'?s|'s been| is| was| has been) "
     r"(?:so |really |always |just |super )?(?:great|nice|fun|awesome|amazing|wonderful|"
     r"rewarding|fulfilling|relaxing) (?:to (\w+)|([a-z]+ing))\b ?(.{0,80})",
-    re.I,
 )
 _DREAM = Folded(
     r"\b(?:my (?:\w+ )?(?:dream|goal|plan|hope|aim|mission)(?: (?:this|for the|for this) \w+)?"
@@ -125,7 +119,7 @@ _DREAM = Folded(
     r"(?:a|my) (?:dream|goal)(?: of mine)?|i'?ve always wanted|i have always wanted) to (\w+) "
     r"(.{2,80})",
 )
-_FAVORITE_ASKED = re.compile(r"\bfavorite ([a-z]+(?: [a-z]+)?)\s*\?+\s*([^.!?\n,]{2,60})", re.I)
+_FAVORITE_ASKED = Folded(r"\bfavorite ([a-z]+(?: [a-z]+)?)\s*\?+\s*([^.!?\n,]{2,60})")
 _BIRTHDAY_ASKED = Folded(
     r"\bmy birthday\b[^.!?\n]{0,40}\?+\s*(?:it'?s|its|it is)\s+((?:jan|feb|mar|apr|may|jun|jul|aug|"
     r"sep|oct|nov|dec)[a-z]* \d{1,2}|\d{1,2} (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"

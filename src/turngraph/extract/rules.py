@@ -52,55 +52,49 @@ _CORRECTION = Folded(
     r"\b(?:I meant|I mean|meant to say|I misspoke|correction|it's|it is|it was)\W+"
     r"([\w' -]{1,40}?)\s*,?\s+not\s+([\w' -]{1,40}?)\s*$",
 )
-_CORRECTION_REVERSED = re.compile(
+_CORRECTION_REVERSED = Folded(
     r"^(?:sorry\W+)?not\s+([\w' -]{1,40}?)\s*,\s*(?:I meant\s+|it's\s+)?([\w' -]{1,40}?)\s*$",
-    re.I,
 )
-_HEDGE_LEAD = re.compile(
+_HEDGE_LEAD = Folded(
     r"^(?:(?:and|but|so|well|also)\s+)?(?:I think|I guess|I suppose|I believe|I heard|I'm not "
     r"sure(?: if| whether)?|not sure(?: if| whether)?|I wonder if|it seems like|seems like|"
     r"apparently|maybe|perhaps|probably|I doubt|rumou?r is|rumou?r has it|word is|"
     r"supposedly|hopefully|fingers crossed|I could be wrong but(?: I think)?|not confirmed but)"
     r"\b(?:\s+that)?\s*",
-    re.I,
 )
-_QUESTION = re.compile(
+_QUESTION = Folded(
     r"^\W*(?:\w+\W+){0,2}?(?:what|where|when|why|how|who|whom|which|whose|is|are|am|was|were|"
     r"do|does|did|have|has|had|can|could|will|would|should|shall|may|might|any|anything|"
     r"you|u|ya|wanna|want|got|ever|right|or)\b",
-    re.I,
 )
-_SELF_QUESTION = re.compile(r"^(am|do|did|have|was)\s+(I)\s+(.+?)(?:\s+or\s+.*)?\W*$", re.I)
+_SELF_QUESTION = Folded(r"^(am|do|did|have|was)\s+(I)\s+(.+?)(?:\s+or\s+.*)?\W*$")
 # Leads that mark a bare value as a correction ("oops, 33"); "no" or "actually" alone do not.
-_BARE_VALUE_LEAD = re.compile(
+_BARE_VALUE_LEAD = Folded(
     r"^(?:sorry|oops|whoops|typo|correction|my bad|I meant|I mean|wait no|scratch that|"
     r"(?:well )?technically)\b",
-    re.I,
 )
-_CORRECTION_LEAD = re.compile(
+_CORRECTION_LEAD = Folded(
     r"^(?:(?:sorry|oops|wait|no|nah|correction|actually|my bad|typo|scratch that|I mean|"
     r"I meant|sorry I meant|whoops|well technically|technically)\b\W*)+",
-    re.I,
 )
-_DOUBLED = re.compile(r"\b(\w+)(?:\s+\1\b)+", re.I)
-_PARTS = re.compile(r"(?<!\s)\s*(?:[,;:]|\s-\s|\bbut\b)\s*", re.I)
+_DOUBLED = Folded(r"\b(\w+)(?:\s+\1\b)+")
+_PARTS = Folded(r"(?<!\s)\s*(?:[,;:]|\s-\s|\bbut\b)\s*")
 _TRAILING_QUESTION = Folded(
     r"(?:,|\s-+)\s*(?:any|anything|anyone|anybody|thoughts|what|how|did|do|does|is|are|was|"
     r"were|have|has|can|could|would|will|want|wanna|where|when|why|who|huh|right|eh|yeah|"
     r"no)\b[^,-]*\?$",
 )
-_SARCASM = re.compile(r"^(?:oh\s+)?(?:sure|yeah right|riiight)\b\W", re.I)
-_LEAD_IN = re.compile(
+_SARCASM = Folded(r"^(?:oh\s+)?(?:sure|yeah right|riiight)\b\W")
+_LEAD_IN = Folded(
     r"^(?:remember|fyi|just so you know|note that|for the record|for context|quick update)"
     r"\W+(?:that\s+)?",
-    re.I,
 )
 # "..., wanted to let you know I joined a travel club": what follows is the news.
-_NEWS_LEAD = re.compile(
-    r"(?:^|(?<=, ))(?:I )?(?:just )?want(?:ed)? to (?:let you know|tell you) (?:that )?", re.I
+_NEWS_LEAD = Folded(
+    r"(?:^|(?<=, ))(?:I )?(?:just )?want(?:ed)? to (?:let you know|tell you) (?:that )?"
 )
 _FILLERS = v.DISCOURSE | v.ADVERBS
-_JOB_HEAD = re.compile(r"^(?:a |an )?[\w -]{0,30}\b(?:head of|director of|vp of|chief)\b", re.I)
+_JOB_HEAD = Folded(r"^(?:a |an )?[\w -]{0,30}\b(?:head of|director of|vp of|chief)\b")
 _TIME_OPENERS = frozenset("last this yesterday today tonight".split())
 _NOT_ADVICE = frozenset(
     (
@@ -109,10 +103,9 @@ _NOT_ADVICE = frozenset(
     ).split()
 )
 # A sentence whose subject is a gerund phrase: "Having a supportive team is priceless".
-_GERUND_SUBJECT = re.compile(
+_GERUND_SUBJECT = Folded(
     r"^(?:(?:honestly|really|seriously|tbh|ok|so|but|and|yeah|plus),? )?(?!being\b)"
     r"[A-Za-z]+ing\b[^,.;!?]{0,80}?\b(?:is|was|are|were|can be|has been|must be)\b",
-    re.I,
 )
 # "it felt awesome to score ...": an infinitive said of no one in particular.
 _IT_IS_GOOD_TO = Folded(
