@@ -400,8 +400,6 @@ class TurnOps(SessionOps):
         first_line = " ".join(message["content"].split())
         title = f"{who}: {first_line}"[:200]
         write_seq = tx.next_seq()
-        # A turn is searched with its window: the two turns before it and itself (a short
-        # reply carries its topic there). Written with the turn, never rewritten.
         before = self._before(tx, session_id, seq, recent)
         content = message["content"]
         obs_id = tx.insert_observation(
@@ -414,7 +412,7 @@ class TurnOps(SessionOps):
             confidence=None,
             source=f"{session_id}#{seq}",
             now=now,
-            search_context=" ".join([*(t.content for t in before), content]),
+            search_context=f"{before[-1].content} {content}" if before else content,
         )
         extracted = (
             "failed"
@@ -432,8 +430,7 @@ class TurnOps(SessionOps):
             labels=labels,
             now=now,
         )
-        if not self.lexical_only:
-            tx.enqueue("window", obs_id)
+        self._index_window(tx, obs_id, content, before)
         if raw is None:
             return turn_id, Extraction(turn_id=turn_id)
         at = TurnWrite(
@@ -458,6 +455,21 @@ class TurnOps(SessionOps):
             return [t for t in recent if t.seq >= seq - 2]
         before = tx.list_turns(session_id, after_seq=max(seq - 3, 0), offset=0, limit=2)
         return [t for t in before if t.seq < seq]
+
+    def _index_window(
+        self, tx: WriteTx, observation_id: int, content: str, before: Sequence[TurnRow]
+    ) -> None:
+        """Index each turn with its neighbours: short replies carry their topic there. The new
+        turn's observation was written with its window so far (the turn before it and itself);
+        the turn before it now gets its whole window (the two turns before it, and this one)."""
+        if before:
+            prev = before[-1]
+            earlier = [t.content for t in before[:-1]]
+            tx.set_search_context(prev.observation_id, " ".join([*earlier, prev.content, content]))
+            if not self.lexical_only:
+                tx.enqueue("window", prev.observation_id)
+        if not self.lexical_only:
+            tx.enqueue("window", observation_id)
 
     if TYPE_CHECKING:  # provided by Memory
 

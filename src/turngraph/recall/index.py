@@ -1,7 +1,7 @@
 """Keeping vectors current: embed what the write queued, after its transaction commits.
 
 Triggers queue every inserted or changed observation, entity and attribute, and a turn's write
-queues its window (the two turns before it and itself); this pass embeds the queued texts outside any lock
+queues its window and the previous turn's; this pass embeds the queued texts outside any lock
 (each text once; a window is derived from its turns' vectors, never embedded) and stores each
 vector only if its text has not changed in the meantime (otherwise it stays queued for the
 next pass). A writer embeds at most one batch

@@ -237,9 +237,8 @@ class RecallReads(Protocol):
     def window_turns(
         self, observation_ids: Sequence[int]
     ) -> dict[int, list[tuple[int, str, str, bytes | None]]]:
-        """For each turn's observation, the turns of its window in order (the two before it in
-        its session, and itself): observation id, speaker (else role), content, and the stored
-        vector if any."""
+        """For each turn's observation, the turns of its window in order: observation id,
+        speaker (else role), content, and the stored vector if any."""
         ...
 
     def search_text(self, search: TextSearch) -> list[tuple[int, float]]:

@@ -131,7 +131,7 @@ class SearchReads(Statements):
             "SELECT w.observation_id, n.observation_id, coalesce(n.speaker, n.role), "
             "o.content, v.data FROM turns w "
             "JOIN turns n ON n.memory_id = w.memory_id AND n.session_id = w.session_id "
-            "AND n.seq BETWEEN w.seq - 2 AND w.seq "
+            "AND n.seq BETWEEN w.seq - 1 AND w.seq + 1 "
             "JOIN observations o ON o.memory_id = n.memory_id AND o.id = n.observation_id "
             "LEFT JOIN vectors v ON v.memory_id = n.memory_id AND v.kind = 'observation' "
             "AND v.ref = n.observation_id "

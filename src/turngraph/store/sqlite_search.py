@@ -115,9 +115,9 @@ class SearchReads:
     def window_turns(
         self, observation_ids: Sequence[int]
     ) -> dict[int, list[tuple[int, str, str, bytes | None]]]:
-        """For each turn's observation, the turns of its window (the two before it in its
-        session, and itself): their observation id, speaker (else role), content and their
-        vector if stored."""
+        """For each turn's observation, the turns of its window (the one before, itself, the
+        one after, in its session): their observation id, speaker (else role), content and
+        their vector if stored."""
         out: dict[int, list[tuple[int, str, str, bytes | None]]] = {}
         for batch in _chunks(observation_ids):
             for ref, obs_id, speaker, content, data in self._all(
@@ -125,7 +125,7 @@ class SearchReads:
                 "coalesce(n.speaker, n.role), o.content, v.data "
                 "FROM turns w JOIN turns n ON n.memory_id = w.memory_id "
                 "AND n.session_id = w.session_id "
-                "AND n.seq BETWEEN w.seq - 2 AND w.seq "
+                "AND n.seq BETWEEN w.seq - 1 AND w.seq + 1 "
                 "JOIN observations o ON o.id = n.observation_id "
                 "LEFT JOIN vectors v ON v.kind = 'observation' AND v.ref = n.observation_id "
                 f"WHERE w.observation_id IN ({_placeholders(len(batch))}) ORDER BY n.seq",
