@@ -83,7 +83,8 @@ def apply_extraction(tx: WriteTx, raw: RawExtraction, at: TurnWrite) -> Extracti
     entities = _apply_entities(tx, raw, at, touched)
     ended: set[int] = set()
     relations = _apply_relations(tx, raw.relations, entities, at, touched, ended)
-    graph.link_endpoints(tx, at.observation_id, seq=at.seq)
+    if touched.relationship_ids:  # the turn's observation is new: it backs only these
+        graph.link_endpoints(tx, at.observation_id, seq=at.seq)
     # Whose generated description may change: new entities, retyped ones, both ends of the
     # relations written or ended ("Manchester: Maya lives there" goes when she moves), and
     # the entities whose said attributes changed. An entity only mentioned again keeps its.
