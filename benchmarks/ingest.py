@@ -1,12 +1,14 @@
 """Ingest throughput of remember() with the default extractor on embedded SQLite (LoCoMo).
 
-    .venv/bin/python benchmarks/ingest.py [FILE_OR_DIR ...] [--embed]
+    .venv/bin/python benchmarks/ingest.py [FILE_OR_DIR ...] [--embed] [--runs N]
                                                       (default: the folder $LOCOMO)
 
 Each conversation goes into its own memory; each LoCoMo session becomes a session, each turn a
 remember() with the turn's speaker and the session's date (plus a second per turn, to keep
-order). Prints turns per second and per-turn p50 / p95 / max latency, overall and per file,
-and what extraction found.
+order). Prints turns per second (turns over the sum of their remember() times) and per-turn
+p50 / p95 / max latency, overall and per file, and what extraction found. With ``--runs N``
+everything is ingested N times, each into a fresh database, and the median run is printed
+beside every run's turns per second.
 """
 
 from __future__ import annotations
@@ -55,6 +57,72 @@ def files(args: list[str]) -> list[Path]:
     return out
 
 
+class Run:
+    """One ingest of every file into a fresh database: per-turn latencies by file, what
+    extraction found, and (with embedding) how long after each remember its vectors landed."""
+
+    def __init__(self, found: list[Path], *, embed: bool) -> None:
+        self.rows: list[tuple[str, list[float]]] = []
+        self.facts = dict.fromkeys(
+            (
+                "entities",
+                "attributes",
+                "relations",
+                "actions",
+                "instructions",
+                "uncertainties",
+                "corrections",
+            ),
+            0,
+        )
+        self.searchable: list[float] = []
+        with tempfile.TemporaryDirectory() as tmp:
+            settings = Settings(index_in_background=True) if embed else Settings()
+            db = turngraph.open(Path(tmp) / "ingest.db", settings=settings)
+            for path in found:
+                self.rows.append((path.name, self._file(db, path, embed=embed)))
+            db.close()
+
+    def _file(self, db: turngraph.Database, path: Path, *, embed: bool) -> list[float]:
+        data = json.loads(path.read_text("utf-8"))
+        conversation = data.get("conversation", data)
+        # Embedding is measured by the recall benchmarks; this one counts extraction and the
+        # write (full-text indexing included), so the memories keep no vectors. With --embed,
+        # the vectors are made after each remember returns, and the time until they are
+        # stored is measured separately.
+        mem = db.create_memory(
+            re.sub(r"[^A-Za-z0-9_.-]", "-", path.stem),
+            retrieval=None if embed else {"embedder": "none"},
+        )
+        latencies: list[float] = []
+        for _, start, turns in sessions(conversation):
+            session = mem.create_session(metadata={"source": path.name})
+            for i, turn in enumerate(turns):
+                began = time.perf_counter()
+                r = mem.remember(
+                    turn["text"],
+                    session_id=session.id,
+                    speaker=turn["speaker"],
+                    observed_at=start + timedelta(seconds=i),
+                )
+                returned = time.perf_counter()
+                latencies.append(returned - began)
+                if embed:
+                    wait_for_index(db.store, timeout=60)
+                    self.searchable.append(time.perf_counter() - returned)
+                for name in self.facts:
+                    self.facts[name] += len(getattr(r.extraction, name))
+        return latencies
+
+    @property
+    def latencies(self) -> list[float]:
+        return [x for _, lat in self.rows for x in lat]
+
+    @property
+    def rate(self) -> float:
+        return len(self.latencies) / sum(self.latencies)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*")
@@ -64,57 +132,22 @@ def main() -> None:
         help="memories with the default embedder, indexed in the background as the server "
         "does; after each turn, wait until its vectors are stored and report that time too",
     )
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=1,
+        help="ingest everything this many times, each into a fresh database; print each run's "
+        "turns/s and the table of the median run (a shared machine's speed moves by a third "
+        "within minutes)",
+    )
     args = parser.parse_args()
+    if args.runs < 1:
+        sys.exit("--runs must be at least 1")
     found = files(args.paths)
     if not found:
         sys.exit("no LoCoMo files found")
-    all_latencies: list[float] = []
-    rows = []
-    facts = {
-        "entities": 0,
-        "attributes": 0,
-        "relations": 0,
-        "actions": 0,
-        "instructions": 0,
-        "uncertainties": 0,
-        "corrections": 0,
-    }
-    searchable: list[float] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(index_in_background=True) if args.embed else Settings()
-        db = turngraph.open(Path(tmp) / "ingest.db", settings=settings)
-        for path in found:
-            data = json.loads(path.read_text("utf-8"))
-            conversation = data.get("conversation", data)
-            # Embedding is measured by the recall benchmarks; this one counts extraction and
-            # the write (full-text indexing included), so the memories keep no vectors.
-            # With --embed, the vectors are made after each remember returns, and the time
-            # until they are stored is measured separately.
-            mem = db.create_memory(
-                re.sub(r"[^A-Za-z0-9_.-]", "-", path.stem),
-                retrieval=None if args.embed else {"embedder": "none"},
-            )
-            latencies: list[float] = []
-            for _, start, turns in sessions(conversation):
-                session = mem.create_session(metadata={"source": path.name})
-                for i, turn in enumerate(turns):
-                    began = time.perf_counter()
-                    r = mem.remember(
-                        turn["text"],
-                        session_id=session.id,
-                        speaker=turn["speaker"],
-                        observed_at=start + timedelta(seconds=i),
-                    )
-                    returned = time.perf_counter()
-                    latencies.append(returned - began)
-                    if args.embed:
-                        wait_for_index(db.store, timeout=60)
-                        searchable.append(time.perf_counter() - returned)
-                    for name in facts:
-                        facts[name] += len(getattr(r.extraction, name))
-            all_latencies += latencies
-            rows.append((path.name, latencies))
-        db.close()
+    runs = sorted((Run(found, embed=args.embed) for _ in range(args.runs)), key=lambda r: r.rate)
+    run = runs[(len(runs) - 1) // 2]  # the median run (the lower middle one of an even count)
 
     def line(name: str, lat: list[float]) -> str:
         q = statistics.quantiles(lat, n=100)
@@ -126,17 +159,23 @@ def main() -> None:
     print(
         f"machine: {platform.machine()}, {platform.system()}, Python {platform.python_version()}\n"
     )
+    if len(runs) > 1:
+        print(
+            f"runs (turns/s, slowest first): {', '.join(f'{r.rate:.0f}' for r in runs)}; "
+            f"the median run below\n"
+        )
     print("| file             |  turns |  turns/s  | p50 (ms) | p95 (ms) | max (ms) |")
     print("|------------------|-------:|----------:|---------:|---------:|---------:|")
-    for name, lat in rows:
+    for name, lat in run.rows:
         print(line(name, lat))
-    print(line("all", all_latencies))
-    print("\nextracted: " + ", ".join(f"{v} {k}" for k, v in facts.items()))
-    if searchable:
-        q = statistics.quantiles(searchable, n=100)
+    print(line("all", run.latencies))
+    print("\nextracted: " + ", ".join(f"{v} {k}" for k, v in run.facts.items()))
+    if run.searchable:
+        q = statistics.quantiles(run.searchable, n=100)
         print(
             f"vectors stored after remember returned (background indexer): p50 "
-            f"{q[49] * 1000:.1f} ms, p95 {q[94] * 1000:.1f} ms, max {max(searchable) * 1000:.1f} ms"
+            f"{q[49] * 1000:.1f} ms, p95 {q[94] * 1000:.1f} ms, "
+            f"max {max(run.searchable) * 1000:.1f} ms"
         )
 
 
