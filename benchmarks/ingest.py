@@ -53,6 +53,8 @@ def files(args: list[str]) -> list[Path]:
     paths = [Path(a) for a in args] or [DEFAULT_DATA]
     out: list[Path] = []
     for p in paths:
+        if not p.exists():
+            sys.exit(f"{p}: no such file or folder (give LoCoMo files, or set $LOCOMO)")
         out += sorted(p.glob("*.json")) if p.is_dir() else [p]
     return out
 
