@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 import turngraph
+from turngraph.extract.base import Extractor, RawExtraction, TurnContext
 
 from .helpers import check_graph_invariants
 
@@ -216,3 +217,57 @@ def test_remember_many_stores_each_message_in_order_atomically(mem: turngraph.Me
     with pytest.raises(turngraph.ValidationError, match=r"messages\[1\]"):
         mem.remember_many([{"role": "user", "content": "fine"}, {"role": "bot", "content": "x"}])
     assert mem.info() == before
+
+
+class _Recording:
+    """Extracts as the memory's extractor does and keeps the history each turn was shown."""
+
+    def __init__(self, inner: Extractor) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.shown: list[tuple[tuple[str, str], ...]] = []
+
+    def extract(self, text: str, context: TurnContext) -> RawExtraction:
+        self.shown.append(context.history)
+        return self.inner.extract(text, context)
+
+
+def test_each_turn_is_extracted_against_the_session_as_it_stands_whatever_else_wrote(
+    db: turngraph.Database, mem: turngraph.Memory
+) -> None:
+    """A memory object keeps the last turns it wrote to a session, to extract the next turn
+    without reading them. Another writer (here a second object on the same memory) appends,
+    edits and deletes turns between its remembers: each extraction must still see the
+    session's last turns as they stand. Only a change to the session costs an extraction more
+    (the first one saw the old turns); a write elsewhere does not."""
+    recording = _Recording(mem.extractor)
+    mem.extractor = recording
+    other = db.memory("acme")
+    session = mem.create_session().id
+    elsewhere = mem.create_session().id
+
+    def remember(text: str, *, session_changed: bool = False) -> str:
+        expected = tuple(
+            (t.speaker or t.role, t.content) for t in mem.list_turns(session).turns[-4:]
+        )
+        calls = len(recording.shown)
+        turn_id = mem.remember(text, session_id=session, speaker="Ann").turn_id
+        shown = recording.shown[calls:]
+        assert shown[-1] == expected
+        assert len(shown) == (2 if session_changed else 1)
+        return turn_id
+
+    remember("I adopted a kitten last week.")
+    remember("She is called Luna.")
+    other.remember("Cute! What breed is she?", session_id=session, speaker="Bob")
+    remember("A tabby, I think.", session_changed=True)
+    other.remember("I moved to Oslo.", session_id=elsewhere, speaker="Cy")
+    last = remember("Luna sleeps all day.")
+    slug = next(t.slug for t in mem.list_turns(session).turns if t.id == last)
+    other.update_observation(slug, content="Luna sleeps on my desk all day.")
+    last = remember("My sister Eva wants one too.", session_changed=True)
+    other.delete_observation(next(t.slug for t in mem.list_turns(session).turns if t.id == last))
+    remember("We might visit the shelter on Saturday.", session_changed=True)
+    other.delete_session(session)
+    with pytest.raises(turngraph.NotFoundError):
+        mem.remember("Anyone there?", session_id=session, speaker="Ann")

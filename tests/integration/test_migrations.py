@@ -16,11 +16,14 @@ from turngraph.errors import ConflictError, StoreError
 from turngraph.store.sqlite import TABLE_REBUILD, apply_migrations, load_migrations
 
 NAMES_PER_ORGANIZATION = "0011_memory_names_per_organization"
+# A later migration that changes the table 0011 rebuilds, and how to undo it.
+LATER_ON_MEMORIES = ("0013_memory_writes", "ALTER TABLE memories DROP COLUMN writes")
 
 
-def _tables(path: Path) -> dict[str, list[Any]]:
+def _tables(path: Path) -> dict[str, list[dict[str, Any]]]:
     """Every row of every ordinary table, in rowid order (the migration record aside)."""
     with closing(sqlite3.connect(path)) as conn:
+        conn.row_factory = sqlite3.Row
         names = [
             r[0]
             for r in conn.execute(
@@ -29,15 +32,28 @@ def _tables(path: Path) -> dict[str, list[Any]]:
                 "AND name != '_migrations' ORDER BY name"
             )
         ]
-        return {n: conn.execute(f"SELECT * FROM {n} ORDER BY rowid").fetchall() for n in names}
+        return {
+            n: [dict(r) for r in conn.execute(f"SELECT * FROM {n} ORDER BY rowid")] for n in names
+        }
+
+
+def _as_before(
+    after: dict[str, list[dict[str, Any]]], before: dict[str, list[dict[str, Any]]]
+) -> dict[str, list[dict[str, Any]]]:
+    """``after``'s rows with only the columns their tables had ``before``."""
+    return {
+        name: [{c: row[c] for c in (before[name][0] if before[name] else row)} for row in rows]
+        for name, rows in after.items()
+    }
 
 
 def _write_at_previous_version(path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """A database the version before per-organization names wrote: memories of two
     organizations, observations with entities, turns, a file, principals, a key, a grant,
     vectors. Returns the key."""
-    # The rows are written by today's code, which relies on the later migrations that do not
-    # touch memory names (0012: an observation's full-text row is written by its insert).
+    # The rows are written by today's code, which relies on the later migrations (0012: an
+    # observation's full-text row is written by its insert); the one that changes the
+    # memories table is undone afterwards.
     previous = [m for m in load_migrations("sqlite") if m[0] != NAMES_PER_ORGANIZATION]
     with monkeypatch.context() as patch:
         patch.setattr(sqlite_store, "load_migrations", lambda dialect: previous)
@@ -57,9 +73,12 @@ def _write_at_previous_version(path: Path, monkeypatch: pytest.MonkeyPatch) -> s
             row = db.store.get_memory("team")
             assert row is not None
             db.access.grant("bot", row, "read")
-    with closing(sqlite3.connect(path)) as conn:
+    with closing(sqlite3.connect(path, isolation_level=None)) as conn:
+        conn.execute(LATER_ON_MEMORIES[1])
+        conn.execute("DELETE FROM _migrations WHERE name = ?", (LATER_ON_MEMORIES[0],))
         schema = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'memories'").fetchone()
         assert "name TEXT NOT NULL UNIQUE" in schema[0]  # really the previous schema
+        assert "writes" not in schema[0]
     return key
 
 
@@ -72,7 +91,7 @@ def test_memory_names_become_unique_per_organization_keeping_every_row(
     assert all(before[t] for t in ("observations", "turns", "vectors", "api_keys", "grants"))
 
     with turngraph.open(path) as db:
-        assert _tables(path) == before  # every row, with its id, as it was
+        assert _as_before(_tables(path), before) == before  # every row, with its id, as it was
         with closing(sqlite3.connect(path)) as conn:
             assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
             assert conn.execute("PRAGMA foreign_key_check").fetchall() == []

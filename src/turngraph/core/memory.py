@@ -23,7 +23,7 @@ from turngraph.core.inspection import InspectOps
 from turngraph.core.merging import MergeOps
 from turngraph.core.reconcile import repair_chain
 from turngraph.core.state import StateOps
-from turngraph.core.turns import TurnOps
+from turngraph.core.turns import Tails, TurnOps
 from turngraph.core.validate import (
     RelationshipKey,
     content_warnings,
@@ -89,6 +89,7 @@ class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps, ForgetOps, Inspect
         self._limits: Limits = store.settings.limits
         # Fixed at creation, so read once: recall and every write's indexing consult it.
         self._retrieval = RetrievalConfig(**json.loads(row.retrieval))
+        self._tails = Tails()
 
     def __repr__(self) -> str:
         return f"<Memory {self.name!r} at {self._store.url}>"

@@ -9,6 +9,7 @@ it and rolls the transaction back.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -49,10 +50,16 @@ EXTRACT_MODES = ("per_message", "whole_conversation")
 TURN_CATEGORY = "turn"
 # How many earlier turns of the session an extractor sees (for pronouns and elided subjects).
 HISTORY_TURNS = 4
+# Tries of a remember whose session others write to at the same time (see _Stale).
+_ATTEMPTS = 3
 
 
 class _Rollback(Exception):
     """Raised inside a preview's transaction to discard it after computing the result."""
+
+
+class _Stale(Exception):
+    """The session's last turns changed after the extraction read them: extract again."""
 
 
 class _Replayed(Exception):
@@ -76,6 +83,33 @@ def _labels(labels: object, limits: Limits) -> list[str]:
     if len(out) > limits.labels_per_turn:
         raise ValidationError(f"at most {limits.labels_per_turn} labels per turn", field="labels")
     return out
+
+
+class Tails:
+    """The last turns of the sessions a memory object wrote to recently, each with the
+    memory's write count just after that write. The next turn of the session is extracted
+    against them without a read; its write checks the count (``TurnOps._write_turns``)."""
+
+    SESSIONS = 256
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_session: dict[str, tuple[int, tuple[TurnRow, ...]]] = {}
+
+    def get(self, session_id: str) -> tuple[int, tuple[TurnRow, ...]] | None:
+        with self._lock:
+            return self._by_session.get(session_id)
+
+    def put(self, session_id: str, writes: int, turns: Sequence[TurnRow]) -> None:
+        with self._lock:
+            self._by_session.pop(session_id, None)
+            if len(self._by_session) >= self.SESSIONS:  # the least recently written goes
+                del self._by_session[next(iter(self._by_session))]
+            self._by_session[session_id] = (writes, tuple(turns[-HISTORY_TURNS:]))
+
+    def drop(self, session_id: str) -> None:
+        with self._lock:
+            self._by_session.pop(session_id, None)
 
 
 def _merge(turn_id: str, extractions: Sequence[Extraction]) -> Extraction:
@@ -106,6 +140,7 @@ class TurnOps(SessionOps):
     _store: Store
     _id: int
     _limits: Limits
+    _tails: Tails
     extractor: Extractor
 
     # -- remembering -------------------------------------------------------------------------
@@ -173,25 +208,30 @@ class TurnOps(SessionOps):
         stored = self._stored(key, "remember", fp)
         if stored is None:
             speaker_name = self._speaker(session_id, message)
-            recent = self._recent(session_id)
-            history = _said(recent) if mode in ("full", "preview") else []
-            raw, failure = self._extract(mode, message, speaker_name, raw_triples, history)
-            if failure is None:
-                raw = merge(raw, raw_links)
-            try:
-                result = self._write_turns(
-                    session_id,
-                    [(message, raw, failure)],
-                    mode=mode,
-                    category=category,
-                    labels=tags,
-                    key=key,
-                    fp=fp,
-                    operation="remember",
-                    recent=recent,
-                )
-            except _Replayed as replay:
-                stored = replay.stored
+            for attempt in range(_ATTEMPTS):
+                recent, known_at = self._recent(session_id, attempt)
+                history = _said(recent) if mode in ("full", "preview") else []
+                raw, failure = self._extract(mode, message, speaker_name, raw_triples, history)
+                if failure is None:
+                    raw = merge(raw, raw_links)
+                try:
+                    result = self._write_turns(
+                        session_id,
+                        [(message, raw, failure)],
+                        mode=mode,
+                        category=category,
+                        labels=tags,
+                        key=key,
+                        fp=fp,
+                        operation="remember",
+                        recent=recent,
+                        known_at=known_at,
+                    )
+                except _Stale:
+                    continue
+                except _Replayed as replay:
+                    stored = replay.stored
+                break
         if stored is not None:
             return RememberResult.model_validate_json(stored).model_copy(update={"replayed": True})
         if failure is not None:
@@ -265,29 +305,34 @@ class TurnOps(SessionOps):
         fp = fingerprint("remember_many", request) if key else ""  # only a keyed retry compares
         stored = self._stored(key, "remember_many", fp)
         if stored is None:
-            prepared = []
-            recent = self._recent(session_id)
-            history = _said(recent) if mode in ("full", "preview") else []
-            for message in parsed:
-                speaker = self._speaker(session_id, message)
-                raw, failure = self._extract(mode, message, speaker, None, history)
-                prepared.append((message, raw, failure))
-                history = [*history, (speaker, message["content"])][-HISTORY_TURNS:]
-            try:
-                session, turn_ids, extractions = self._write_turns(
-                    session_id,
-                    prepared,
-                    mode=mode,
-                    category=None,
-                    labels=tags,
-                    key=key,
-                    fp=fp,
-                    operation="remember_many",
-                    batch=extract,
-                    recent=recent,
-                )
-            except _Replayed as replay:
-                stored = replay.stored
+            for attempt in range(_ATTEMPTS):
+                prepared = []
+                recent, known_at = self._recent(session_id, attempt)
+                history = _said(recent) if mode in ("full", "preview") else []
+                for message in parsed:
+                    speaker = self._speaker(session_id, message)
+                    raw, failure = self._extract(mode, message, speaker, None, history)
+                    prepared.append((message, raw, failure))
+                    history = [*history, (speaker, message["content"])][-HISTORY_TURNS:]
+                try:
+                    session, turn_ids, extractions = self._write_turns(
+                        session_id,
+                        prepared,
+                        mode=mode,
+                        category=None,
+                        labels=tags,
+                        key=key,
+                        fp=fp,
+                        operation="remember_many",
+                        batch=extract,
+                        recent=recent,
+                        known_at=known_at,
+                    )
+                except _Stale:
+                    continue
+                except _Replayed as replay:
+                    stored = replay.stored
+                break
         if stored is not None:
             return BatchResult.model_validate_json(stored).model_copy(update={"replayed": True})
         failures = [f for _, _, f in prepared if f]
@@ -316,11 +361,14 @@ class TurnOps(SessionOps):
         operation: str,
         batch: str | None = None,
         recent: Sequence[TurnRow] = (),
+        known_at: int | None = None,
     ) -> tuple[str, list[str], list[Extraction]]:
         """Write ``prepared`` turns in one transaction. ``recent`` are the session's last turns
-        as read before it (they spare a read for the first turn's window when still last)."""
+        the extraction saw, exact at the memory's write count ``known_at`` (None: a new
+        session). Raises _Stale when they are no longer the session's last turns."""
         now = datetime.now(UTC)
         outcome: tuple[str, list[str], list[Extraction]] | None = None
+        written: list[TurnRow] = []
         try:
             with self._store.write(self._id) as tx:
                 if key and (stored := self._replay(tx, key, operation, fp)) is not None:
@@ -330,10 +378,13 @@ class TurnOps(SessionOps):
                     tx.insert_session(session_id, metadata="null", now=now)
                 else:
                     session_row(tx, session_id)
+                    if known_at is not None and tx.writes != known_at + 1:
+                        recent = _still_last(tx, session_id, recent)  # other writes came between
+                tail = list(recent)
                 turn_ids: list[str] = []
                 extractions: list[Extraction] = []
                 for message, raw, failure in prepared:
-                    turn_id, extraction = self._write_turn(
+                    turn, extraction = self._write_turn(
                         tx,
                         session_id,
                         message,
@@ -346,7 +397,8 @@ class TurnOps(SessionOps):
                         recent=recent,
                     )
                     recent = ()  # later turns of a batch follow ones written here
-                    turn_ids.append(turn_id)
+                    written.append(turn)
+                    turn_ids.append(turn.id)
                     extractions.append(extraction)
                 outcome = (session_id, turn_ids, extractions)
                 if mode == "preview":
@@ -375,6 +427,7 @@ class TurnOps(SessionOps):
         except _Rollback:
             pass
         else:
+            self._tails.put(session_id, tx.writes, [*tail, *written])
             self._after_write()
         assert outcome is not None
         return outcome
@@ -392,7 +445,7 @@ class TurnOps(SessionOps):
         labels: list[str],
         now: datetime,
         recent: Sequence[TurnRow] = (),
-    ) -> tuple[str, Extraction]:
+    ) -> tuple[TurnRow, Extraction]:
         seq = tx.next_turn_seq(session_id)
         turn_id = new_id("turn")
         observed = message["observed_at"] or now
@@ -402,8 +455,10 @@ class TurnOps(SessionOps):
         write_seq = tx.next_seq()
         before = self._before(tx, session_id, seq, recent)
         content = message["content"]
+        slug = turn_id.replace(":", "-")
+        self._widen_previous(tx, content, before)
         obs_id = tx.insert_observation(
-            slug=turn_id.replace(":", "-"),
+            slug=slug,
             title=title,
             content=message["content"],
             category=TURN_CATEGORY,
@@ -430,9 +485,24 @@ class TurnOps(SessionOps):
             labels=labels,
             now=now,
         )
-        self._index_window(tx, obs_id, content, before)
+        if not self.lexical_only:
+            tx.enqueue("window", obs_id)
+        turn = TurnRow(
+            id=turn_id,
+            session_id=session_id,
+            seq=seq,
+            role=message["role"],
+            speaker=message["speaker"],
+            extracted=extracted,
+            labels=tuple(labels),
+            created_at=now,
+            observation_id=obs_id,
+            slug=slug,
+            content=content,
+            observed_at=observed.astimezone(UTC),
+        )
         if raw is None:
-            return turn_id, Extraction(turn_id=turn_id)
+            return turn, Extraction(turn_id=turn_id)
         at = TurnWrite(
             observation_id=obs_id,
             turn_id=turn_id,
@@ -441,7 +511,7 @@ class TurnOps(SessionOps):
             now=now,
             category=category,
         )
-        return turn_id, apply_extraction(tx, raw, at)
+        return turn, apply_extraction(tx, raw, at)
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -456,20 +526,18 @@ class TurnOps(SessionOps):
         before = tx.list_turns(session_id, after_seq=max(seq - 3, 0), offset=0, limit=2)
         return [t for t in before if t.seq < seq]
 
-    def _index_window(
-        self, tx: WriteTx, observation_id: int, content: str, before: Sequence[TurnRow]
-    ) -> None:
-        """Index each turn with its neighbours: short replies carry their topic there. The new
-        turn's observation was written with its window so far (the turn before it and itself);
-        the turn before it now gets its whole window (the two turns before it, and this one)."""
+    def _widen_previous(self, tx: WriteTx, content: str, before: Sequence[TurnRow]) -> None:
+        """Index each turn with its neighbours: short replies carry their topic there. A new
+        turn's observation is written with its window so far (the turn before it and itself);
+        here, just before, the turn before it gets its whole window (the two turns before it,
+        and the new one). In this order the full-text index takes rows in ascending id order,
+        which it keeps in one segment per commit."""
         if before:
             prev = before[-1]
             earlier = [t.content for t in before[:-1]]
             tx.set_search_context(prev.observation_id, " ".join([*earlier, prev.content, content]))
             if not self.lexical_only:
                 tx.enqueue("window", prev.observation_id)
-        if not self.lexical_only:
-            tx.enqueue("window", observation_id)
 
     if TYPE_CHECKING:  # provided by Memory
 
@@ -539,12 +607,17 @@ class TurnOps(SessionOps):
                 return str(meta["user"])
         return "user" if message["role"] in ("user", "system", "tool") else "assistant"
 
-    def _recent(self, session_id: str | None) -> list[TurnRow]:
-        """The session's last few turns, oldest first: one indexed read."""
+    def _recent(self, session_id: str | None, attempt: int) -> tuple[list[TurnRow], int | None]:
+        """The session's last few turns, oldest first, and the memory's write count at which
+        they are exact: those this object's last write to the session left (first attempt),
+        else one read. The last attempt takes them as read, without a count to check."""
         if session_id is None:
-            return []
+            return [], None
+        if attempt == 0 and (tail := self._tails.get(session_id)) is not None:
+            return list(tail[1]), tail[0]
         with self._store.read(self._id) as tx:
-            return tx.last_turns(session_id, count=HISTORY_TURNS)
+            turns = tx.last_turns(session_id, count=HISTORY_TURNS)
+            return turns, (None if attempt == _ATTEMPTS - 1 else tx.write_count())
 
     def _extract(
         self,
@@ -590,6 +663,16 @@ class TurnOps(SessionOps):
         if key is None:
             return None
         return required_text(key, field="idempotency_key", limit=self._limits.idempotency_key_chars)
+
+
+def _still_last(tx: WriteTx, session_id: str, recent: Sequence[TurnRow]) -> list[TurnRow]:
+    """The session's last turns, read in the write; _Stale unless they are ``recent``."""
+    turns = tx.last_turns(session_id, count=HISTORY_TURNS)
+    if [(t.id, t.role, t.speaker, t.content) for t in turns] != [
+        (t.id, t.role, t.speaker, t.content) for t in recent[-HISTORY_TURNS:]
+    ]:
+        raise _Stale
+    return turns
 
 
 def _said(turns: Sequence[TurnRow]) -> list[tuple[str, str]]:

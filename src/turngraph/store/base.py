@@ -200,6 +200,10 @@ class TurnReads(Protocol):
         self, session_id: str, *, after_seq: int, offset: int, limit: int
     ) -> list[TurnRow]: ...
     def last_turns(self, session_id: str, *, count: int) -> list[TurnRow]: ...
+    def write_count(self) -> int:
+        """How many write transactions the memory has committed (see :attr:`WriteTx.writes`)."""
+        ...
+
     def get_turn_by_observation(self, observation_id: int) -> TurnRow | None: ...
     def session_observation_ids(self, session_id: str) -> list[int]: ...
 
@@ -517,6 +521,11 @@ class RecallWrites(Protocol):
 
 class WriteTx(ReadTx, GraphWrites, TurnWrites, FileWrites, RecallWrites, Protocol):
     """Writes within one memory; the store serializes them per memory and commits atomically."""
+
+    #: The memory's count of write transactions, this one included: the store bumps it as the
+    #: write begins. What was read at :meth:`~TurnReads.write_count` ``n`` is unchanged when a
+    #: write finds ``n + 1``.
+    writes: int
 
     def next_seq(self) -> int: ...
     def raise_seq(self, at_least: int) -> None:

@@ -235,8 +235,11 @@ class PostgresStore(AccessRows):
             try:
                 conn.execute("BEGIN")
                 conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, memory_id))
-                found = conn.execute("SELECT 1 FROM memories WHERE id = %s", (memory_id,))
-                if found.fetchone() is None:
+                found = conn.execute(
+                    "UPDATE memories SET writes = writes + 1 WHERE id = %s RETURNING writes",
+                    (memory_id,),
+                ).fetchone()
+                if found is None:
                     raise NotFoundError(
                         "this memory no longer exists: it was deleted", memory_id=memory_id
                     )
@@ -249,7 +252,7 @@ class PostgresStore(AccessRows):
                 _rollback(conn)
                 raise
             try:
-                tx = PostgresTx(conn, memory_id)
+                tx = PostgresTx(conn, memory_id, writes=int(found[0]))
                 tx.vector_index = self._vectors
                 yield tx
             except psycopg.Error as exc:

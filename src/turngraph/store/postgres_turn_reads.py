@@ -80,6 +80,9 @@ class TurnReads(Statements):
         )
         return [_turn(r) for r in reversed(rows)]
 
+    def write_count(self) -> int:
+        return int(self._one("SELECT writes FROM memories WHERE id = %s", (self.memory_id,))[0])
+
     def get_turn_by_observation(self, observation_id: int) -> TurnRow | None:
         r = self._one(
             f"{TURN_SELECT} WHERE t.memory_id = %s AND t.observation_id = %s",

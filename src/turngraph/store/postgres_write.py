@@ -12,11 +12,16 @@ from datetime import datetime
 
 from turngraph.store.base import EntityRow, IdempotencyRow
 from turngraph.store.postgres_more_writes import MoreWrites
+from turngraph.store.postgres_schema import Conn
 from turngraph.store.sqlite_rows import to_db
 
 
 class PostgresTx(MoreWrites):
     """Reads and writes of one memory inside one PostgreSQL write transaction."""
+
+    def __init__(self, conn: Conn, memory_id: int, *, writes: int) -> None:
+        super().__init__(conn, memory_id)
+        self.writes = writes
 
     def next_seq(self) -> int:
         return int(

@@ -360,14 +360,15 @@ class SQLiteStore(AccessRows):
             except sqlite3.Error as exc:
                 raise StoreError(f"cannot start a write: {exc}", memory_id=memory_id) from exc
             try:
-                if (
-                    conn.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone()
-                    is None
-                ):
+                found = conn.execute(
+                    "UPDATE memories SET writes = writes + 1 WHERE id = ? RETURNING writes",
+                    (memory_id,),
+                ).fetchone()
+                if found is None:
                     raise NotFoundError(
                         "this memory no longer exists: it was deleted", memory_id=memory_id
                     )
-                yield SQLiteTx(conn, memory_id)
+                yield SQLiteTx(conn, memory_id, writes=int(found[0]))
             except sqlite3.Error as exc:
                 conn.execute("ROLLBACK")
                 raise StoreError(f"write failed: {exc}", memory_id=memory_id) from exc

@@ -90,6 +90,9 @@ class TurnReads:
         )
         return [_turn(r) for r in reversed(rows)]
 
+    def write_count(self) -> int:
+        return int(self._one("SELECT writes FROM memories WHERE id=?", (self.memory_id,))[0])
+
     def get_turn_by_observation(self, observation_id: int) -> TurnRow | None:
         r = self._one(f"{_TURN_SELECT} WHERE t.observation_id=?", (observation_id,))
         return None if r is None else _turn(r)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
@@ -13,6 +14,10 @@ from turngraph.store.sqlite_rows import _chunks, _placeholders, to_db
 
 class SQLiteTx(SQLiteReadTx):
     """Reads and writes of one memory inside one SQLite write transaction."""
+
+    def __init__(self, conn: sqlite3.Connection, memory_id: int, *, writes: int) -> None:
+        super().__init__(conn, memory_id)
+        self.writes = writes
 
     # -- writes ----------------------------------------------------------------------------
 
