@@ -18,7 +18,9 @@ from turngraph.extract.folded import Folded
 from turngraph.extract.lexicon import IRREGULAR, lemma
 
 # A sentence ends at . ! ? followed by a space or the end ("a@b.com" and "3.5" stay whole).
-_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+(?:[.!?]+|$)|[.!?]+")
+# A run of other characters is taken whole and never given back (++): a sentence cannot end
+# inside one, and giving it back a character at a time is what makes a pattern backtrack.
+_SENTENCE = re.compile(r"(?:[^.!?\n]++|[.!?](?=[^\s.!?]))+(?:[.!?]+|$)|[.!?]+")
 _TOKEN = re.compile(
     r"n't|'(?:m|re|ve|ll|d|s)\b|[A-Za-z\u00c0-\u024f0-9]+(?:[.&/-][A-Za-z\u00c0-\u024f0-9]+)*"
     r"(?:'(?!(?:m|re|ve|ll|d|s)\b)[A-Za-z]+)?|[$%]?\d+(?:[.,:]\d+)*|[,;:()\"!?-]"

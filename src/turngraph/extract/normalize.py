@@ -156,19 +156,24 @@ def normalize(text: str) -> str:
     if any(f" {day}" in low for day in _DAY_STEMS):
         text = _SHORT_DAY.sub(lambda m: f"{m.group(1)} {_DAYS[m.group(2).lower()]}", text)
 
-    def fix(m: re.Match[str]) -> str:
-        word = m.group(0)
-        low = word.lower()
-        if low in SHORTHAND:
-            out = SHORTHAND[low]
-            # Keep a capital where the writer put one ("Gonna" -> "Going to").
-            return out[0].upper() + out[1:] if word[0].isupper() and out[0].islower() else out
-        if low.startswith("i'") and low[2:] in ("m", "ve", "ll", "d"):
-            return "I" + word[1:]
-        return word
-
     if any(tag in low for tag in ("lol", "lmao", "lmfao", "rofl", "haha", "hehe", "jk", "xd")):
         text = _LAUGH.sub(".", text)
     if "ill " in low:
         text = _ILL.sub("I'll", text)
-    return _SPACES.sub(" ", _WORD.sub(fix, text)).strip()
+    # Most messages have no word to rewrite: a look at each word's lower case says so, without
+    # a call per word.
+    words = _WORD.findall(text)
+    if any(_fix(w) != w for w in words if w.lower() in SHORTHAND or w[:2].lower() == "i'"):
+        text = _WORD.sub(lambda m: _fix(m.group(0)), text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def _fix(word: str) -> str:
+    low = word.lower()
+    if low in SHORTHAND:
+        out = SHORTHAND[low]
+        # Keep a capital where the writer put one ("Gonna" -> "Going to").
+        return out[0].upper() + out[1:] if word[0].isupper() and out[0].islower() else out
+    if low.startswith("i'") and low[2:] in ("m", "ve", "ll", "d"):
+        return "I" + word[1:]
+    return word
