@@ -165,7 +165,9 @@ def normalize(text: str) -> str:
     words = _WORD.findall(text)
     if any(_fix(w) != w for w in words if w.lower() in SHORTHAND or w[:2].lower() == "i'"):
         text = _WORD.sub(lambda m: _fix(m.group(0)), text)
-    return _SPACES.sub(" ", text).strip()
+    if "  " in text or "\t" in text or "\u00a0" in text:  # else each run is one space already
+        text = _SPACES.sub(" ", text)
+    return text.strip()
 
 
 def _fix(word: str) -> str:
