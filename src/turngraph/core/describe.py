@@ -152,7 +152,7 @@ def generate_description(tx: ReadTx, entity: EntityRow) -> str:
     """A sentence from the entity's current facts; a plain mention when it has none."""
     rels, _ = tx.entity_relationships(entity.id, limit=MAX_CLAUSES + MAX_OTHERS + 10)
     about, others, said = _relation_clauses(entity, rels)
-    values = [(key, value) for _, key, value in tx.current_values(entity.id) if key not in UNSAID]
+    values = [(key, value) for _, key, value in tx.current_values(entity.id, skip_keys=UNSAID)]
     clauses, sentences = _attribute_clauses(entity.name, values, said)
     about, others = (about + clauses)[:MAX_CLAUSES], others[:MAX_OTHERS]
     parts: list[str] = []

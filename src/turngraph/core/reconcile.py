@@ -259,8 +259,9 @@ def _apply_attributes(
             if ended or key != "likes":
                 continue
             key, category = "dislikes", at.category or categories.for_attribute("dislikes")
-        # A multi-valued key (opinions) may hold hundreds of values: only ids and values are read.
-        current = tx.current_values(entity.id, key)
+        # A multi-valued key (opinions) may hold hundreds of values: only those that may be
+        # the same value are read, and only their ids and values.
+        current = tx.current_values(entity.id, key, like=value)
         same = next((row for row in current if _same(row[2], value)), None)
         if same is not None:  # the same value again: no new version
             out.append(

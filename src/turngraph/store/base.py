@@ -37,7 +37,7 @@ transaction that changes the rows (SQLite does most of it with triggers):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Protocol, runtime_checkable
@@ -160,9 +160,20 @@ class GraphReads(Protocol):
     # attributes and current state
     def attribute_history(self, entity_id: int, key: str) -> list[AttributeRow]: ...
     def current_attributes(self, entity_id: int, key: str) -> list[AttributeRow]: ...
-    def current_values(self, entity_id: int, key: str | None = None) -> list[tuple[str, str, str]]:
+    def current_values(
+        self,
+        entity_id: int,
+        key: str | None = None,
+        *,
+        skip_keys: Collection[str] = (),
+        like: str | None = None,
+    ) -> list[tuple[str, str, str]]:
         """(id, key, value) of each current attribute of the entity (of ``key`` only when
-        given), by key and oldest first: the rows' few fields the write path compares."""
+        given; none of ``skip_keys``), by key and oldest first: the rows' few fields the write
+        path compares. With an ASCII ``like``, only the rows whose value may equal it once
+        both are stripped and case-folded: an ASCII value equal to it but for spaces at its
+        ends and ASCII case, and any value with a character past ASCII (the caller compares
+        them)."""
         ...
 
     def attribute_chains(self, observation_id: int) -> list[tuple[int, str]]: ...

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
@@ -25,6 +26,12 @@ from turngraph.store.sqlite_rows import (
     from_db,
     to_db,
 )
+
+# The ASCII characters Python's str.strip() removes from the ends of a text, and the ASCII
+# letters in both cases.
+_STRIPPED = r"E' \t\n\x0b\x0c\r\x1c\x1d\x1e\x1f'"
+_UPPER = "'ABCDEFGHIJKLMNOPQRSTUVWXYZ'"
+_LOWER = "'abcdefghijklmnopqrstuvwxyz'"
 
 
 class TurnReads(Statements):
@@ -115,12 +122,34 @@ class TurnReads(Statements):
         )
         return [_attr(r) for r in rows]
 
-    def current_values(self, entity_id: int, key: str | None = None) -> list[tuple[str, str, str]]:
-        keyed = "" if key is None else " AND key = %s"
+    def current_values(
+        self,
+        entity_id: int,
+        key: str | None = None,
+        *,
+        skip_keys: Collection[str] = (),
+        like: str | None = None,
+    ) -> list[tuple[str, str, str]]:
+        where = ["memory_id = %s", "entity_id = %s", "valid_until IS NULL"]
+        params: list[Any] = [self.memory_id, entity_id]
+        if key is not None:
+            where.append("key = %s")
+            params.append(key)
+        if skip_keys:
+            where.append("key <> ALL(%s)")
+            params.append(sorted(skip_keys))
+        if like is not None and like.isascii():
+            # ASCII letters lowered whatever the locale; a value with more bytes than
+            # characters has a character past ASCII.
+            where.append(
+                f"(translate(btrim(value, {_STRIPPED}), {_UPPER}, {_LOWER}) = %s "
+                "OR octet_length(value) > char_length(value))"
+            )
+            params.append(like.strip().lower())
         rows = self._all(
-            "SELECT id, key, value FROM attributes WHERE memory_id = %s AND entity_id = %s"
-            f"{keyed} AND valid_until IS NULL ORDER BY key, valid_from, created_at",
-            (self.memory_id, entity_id) if key is None else (self.memory_id, entity_id, key),
+            f"SELECT id, key, value FROM attributes WHERE {' AND '.join(where)} "
+            "ORDER BY key, valid_from, created_at",
+            params,
         )
         return [(r[0], r[1], r[2]) for r in rows]
 

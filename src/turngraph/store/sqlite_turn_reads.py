@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -23,11 +23,15 @@ from turngraph.store.sqlite_rows import (
     _attr,
     _ent,
     _fact,
+    _placeholders,
     _rel,
     _turn,
     from_db,
     to_db,
 )
+
+# The ASCII characters Python's str.strip() removes from the ends of a text.
+_STRIPPED = "' ' || char(9, 10, 11, 12, 13, 28, 29, 30, 31)"
 
 
 class TurnReads:
@@ -120,12 +124,34 @@ class TurnReads:
         )
         return [_attr(r) for r in rows]
 
-    def current_values(self, entity_id: int, key: str | None = None) -> list[tuple[str, str, str]]:
-        keyed = "" if key is None else " AND key=?"
+    def current_values(
+        self,
+        entity_id: int,
+        key: str | None = None,
+        *,
+        skip_keys: Collection[str] = (),
+        like: str | None = None,
+    ) -> list[tuple[str, str, str]]:
+        where = ["entity_id=?", "valid_until IS NULL"]
+        params: list[Any] = [entity_id]
+        if key is not None:
+            where.append("key=?")
+            params.append(key)
+        if skip_keys:
+            where.append(f"key NOT IN ({_placeholders(len(skip_keys))})")
+            params += sorted(skip_keys)
+        if like is not None and like.isascii():
+            # NOCASE folds ASCII letters only; a value with more than one byte per character
+            # has a character past ASCII.
+            where.append(
+                f"(trim(value, {_STRIPPED}) = ? COLLATE NOCASE "
+                "OR length(CAST(value AS BLOB)) > length(value))"
+            )
+            params.append(like.strip())
         rows = self._all(
-            f"SELECT id, key, value FROM attributes WHERE entity_id=?{keyed} "
-            "AND valid_until IS NULL ORDER BY key, valid_from, created_at",
-            (entity_id,) if key is None else (entity_id, key),
+            f"SELECT id, key, value FROM attributes WHERE {' AND '.join(where)} "
+            "ORDER BY key, valid_from, created_at",
+            params,
         )
         return [(r[0], r[1], r[2]) for r in rows]
 
