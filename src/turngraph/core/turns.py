@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +52,10 @@ TURN_CATEGORY = "turn"
 HISTORY_TURNS = 4
 # Tries of a remember whose session others write to at the same time (see _Stale).
 _ATTEMPTS = 3
+# A message to write as a turn, its extraction (None: none asked) and the extractor's failure.
+_Prepared = tuple[dict[str, Any], RawExtraction | None, str | None]
+# What a write of turns returns: the session, the turn ids, their extractions.
+_Written = tuple[str, list[str], list[Extraction]]
 
 
 class _Rollback(Exception):
@@ -208,33 +212,26 @@ class TurnOps(SessionOps):
         stored = self._stored(key, "remember", fp)
         if stored is None:
             speaker_name = self._speaker(session_id, message)
-            for attempt in range(_ATTEMPTS):
-                recent, known_at = self._recent(session_id, attempt)
+
+            def prepare(recent: Sequence[TurnRow]) -> list[_Prepared]:
                 history = _said(recent) if mode in ("full", "preview") else []
                 raw, failure = self._extract(mode, message, speaker_name, raw_triples, history)
-                if failure is None:
-                    raw = merge(raw, raw_links)
-                try:
-                    result = self._write_turns(
-                        session_id,
-                        [(message, raw, failure)],
-                        mode=mode,
-                        category=category,
-                        labels=tags,
-                        key=key,
-                        fp=fp,
-                        operation="remember",
-                        recent=recent,
-                        known_at=known_at,
-                    )
-                except _Stale:
-                    continue
-                except _Replayed as replay:
-                    stored = replay.stored
-                break
+                return [(message, merge(raw, raw_links) if failure is None else raw, failure)]
+
+            prepared, result, stored = self._extract_and_write(
+                session_id,
+                prepare,
+                mode=mode,
+                category=category,
+                labels=tags,
+                key=key,
+                fp=fp,
+                operation="remember",
+            )
         if stored is not None:
             return RememberResult.model_validate_json(stored).model_copy(update={"replayed": True})
-        if failure is not None:
+        assert result is not None
+        if (failure := prepared[0][2]) is not None:
             raise ExtractionError(
                 f"{failure}; the turn was stored as {result[1][0]} without extracted facts",
                 turn_id=result[1][0],
@@ -305,36 +302,32 @@ class TurnOps(SessionOps):
         fp = fingerprint("remember_many", request) if key else ""  # only a keyed retry compares
         stored = self._stored(key, "remember_many", fp)
         if stored is None:
-            for attempt in range(_ATTEMPTS):
+
+            def prepare(recent: Sequence[TurnRow]) -> list[_Prepared]:
                 prepared = []
-                recent, known_at = self._recent(session_id, attempt)
                 history = _said(recent) if mode in ("full", "preview") else []
                 for message in parsed:
                     speaker = self._speaker(session_id, message)
                     raw, failure = self._extract(mode, message, speaker, None, history)
                     prepared.append((message, raw, failure))
                     history = [*history, (speaker, message["content"])][-HISTORY_TURNS:]
-                try:
-                    session, turn_ids, extractions = self._write_turns(
-                        session_id,
-                        prepared,
-                        mode=mode,
-                        category=None,
-                        labels=tags,
-                        key=key,
-                        fp=fp,
-                        operation="remember_many",
-                        batch=extract,
-                        recent=recent,
-                        known_at=known_at,
-                    )
-                except _Stale:
-                    continue
-                except _Replayed as replay:
-                    stored = replay.stored
-                break
+                return prepared
+
+            prepared, result, stored = self._extract_and_write(
+                session_id,
+                prepare,
+                mode=mode,
+                category=None,
+                labels=tags,
+                key=key,
+                fp=fp,
+                operation="remember_many",
+                batch=extract,
+            )
         if stored is not None:
             return BatchResult.model_validate_json(stored).model_copy(update={"replayed": True})
+        assert result is not None
+        session, turn_ids, extractions = result
         failures = [f for _, _, f in prepared if f]
         if failures:
             raise ExtractionError(
@@ -348,10 +341,33 @@ class TurnOps(SessionOps):
 
     # -- the write ---------------------------------------------------------------------------
 
+    def _extract_and_write(
+        self,
+        session_id: str | None,
+        prepare: Callable[[Sequence[TurnRow]], list[_Prepared]],
+        **write: Any,
+    ) -> tuple[list[_Prepared], _Written | None, str | None]:
+        """Extract (``prepare`` does, given the session's last turns) and write the turns;
+        again when those last turns changed before the write (_Stale). Returns what was
+        prepared and the write's outcome, or the stored result a replay found instead."""
+        for attempt in range(_ATTEMPTS):
+            recent, known_at = self._recent(session_id, attempt)
+            prepared = prepare(recent)
+            try:
+                written = self._write_turns(
+                    session_id, prepared, recent=recent, known_at=known_at, **write
+                )
+            except _Stale:
+                continue
+            except _Replayed as replay:
+                return prepared, None, replay.stored
+            return prepared, written, None
+        raise AssertionError("the last attempt writes the turns as it read them")
+
     def _write_turns(
         self,
         session_id: str | None,
-        prepared: list[tuple[dict[str, Any], RawExtraction | None, str | None]],
+        prepared: list[_Prepared],
         *,
         mode: str,
         category: str | None,
@@ -362,12 +378,12 @@ class TurnOps(SessionOps):
         batch: str | None = None,
         recent: Sequence[TurnRow] = (),
         known_at: int | None = None,
-    ) -> tuple[str, list[str], list[Extraction]]:
+    ) -> _Written:
         """Write ``prepared`` turns in one transaction. ``recent`` are the session's last turns
         the extraction saw, exact at the memory's write count ``known_at`` (None: a new
         session). Raises _Stale when they are no longer the session's last turns."""
         now = datetime.now(UTC)
-        outcome: tuple[str, list[str], list[Extraction]] | None = None
+        outcome: _Written | None = None
         written: list[TurnRow] = []
         try:
             with self._store.write(self._id) as tx:
