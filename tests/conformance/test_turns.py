@@ -235,14 +235,16 @@ class _Recording:
 def test_each_turn_is_extracted_against_the_session_as_it_stands_whatever_else_wrote(
     db: turngraph.Database, mem: turngraph.Memory
 ) -> None:
-    """A memory object keeps the last turns it wrote to a session, to extract the next turn
-    without reading them. Another writer (here a second object on the same memory) appends,
-    edits and deletes turns between its remembers: each extraction must still see the
-    session's last turns as they stand. Only a change to the session costs an extraction more
-    (the first one saw the old turns); a write elsewhere does not."""
+    """The last turns a write left in a session are kept (per open database), to extract the
+    session's next turn without reading them. Another writer on the same database (here a
+    second open, as another process would have) appends, edits and deletes turns between
+    remembers: each extraction must still see the session's last turns as they stand. Only a
+    change to the session costs an extraction more (the first one saw the old turns); a write
+    elsewhere does not, nor one through another memory object of the same open database."""
     recording = _Recording(mem.extractor)
     mem.extractor = recording
-    other = db.memory("acme")
+    other_db = turngraph.open(db.store.url)
+    other = other_db.memory("acme")
     session = mem.create_session().id
     elsewhere = mem.create_session().id
 
@@ -261,6 +263,8 @@ def test_each_turn_is_extracted_against_the_session_as_it_stands_whatever_else_w
     remember("She is called Luna.")
     other.remember("Cute! What breed is she?", session_id=session, speaker="Bob")
     remember("A tabby, I think.", session_changed=True)
+    db.memory("acme").remember("So cute!", session_id=session, speaker="Dee")
+    remember("She is.")
     other.remember("I moved to Oslo.", session_id=elsewhere, speaker="Cy")
     last = remember("Luna sleeps all day.")
     slug = next(t.slug for t in mem.list_turns(session).turns if t.id == last)
@@ -271,3 +275,4 @@ def test_each_turn_is_extracted_against_the_session_as_it_stands_whatever_else_w
     other.delete_session(session)
     with pytest.raises(turngraph.NotFoundError):
         mem.remember("Anyone there?", session_id=session, speaker="Ann")
+    other_db.close()

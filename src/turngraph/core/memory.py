@@ -89,7 +89,7 @@ class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps, ForgetOps, Inspect
         self._limits: Limits = store.settings.limits
         # Fixed at creation, so read once: recall and every write's indexing consult it.
         self._retrieval = RetrievalConfig(**json.loads(row.retrieval))
-        self._tails = Tails()
+        self._tails = Tails.of(store)
 
     def __repr__(self) -> str:
         return f"<Memory {self.name!r} at {self._store.url}>"

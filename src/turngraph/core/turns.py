@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import threading
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel
 
@@ -90,30 +91,44 @@ def _labels(labels: object, limits: Limits) -> list[str]:
 
 
 class Tails:
-    """The last turns of the sessions a memory object wrote to recently, each with the
-    memory's write count just after that write. The next turn of the session is extracted
-    against them without a read; its write checks the count (``TurnOps._write_turns``)."""
+    """The last turns of the sessions written to lately through one store (by any memory
+    object on it: a server makes one per request), each with the memory's write count just
+    after that write. The next turn of the session is extracted against them without a read;
+    its write checks the count (``TurnOps._write_turns``)."""
 
     SESSIONS = 256
+    CHARS = 16_000  # longer last turns are read again: at most 256 x 16,000 characters kept
+
+    _of: ClassVar[weakref.WeakKeyDictionary[Store, Tails]] = weakref.WeakKeyDictionary()
+    _of_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._by_session: dict[str, tuple[int, tuple[TurnRow, ...]]] = {}
+        self._by_session: dict[tuple[int, str], tuple[int, tuple[TurnRow, ...]]] = {}
 
-    def get(self, session_id: str) -> tuple[int, tuple[TurnRow, ...]] | None:
-        with self._lock:
-            return self._by_session.get(session_id)
+    @classmethod
+    def of(cls, store: Store) -> Tails:
+        """The tails kept for ``store``."""
+        with cls._of_lock:
+            tails = cls._of.get(store)
+            if tails is None:
+                tails = cls._of[store] = cls()
+            return tails
 
-    def put(self, session_id: str, writes: int, turns: Sequence[TurnRow]) -> None:
+    def get(self, memory_id: int, session_id: str) -> tuple[int, tuple[TurnRow, ...]] | None:
         with self._lock:
-            self._by_session.pop(session_id, None)
+            return self._by_session.get((memory_id, session_id))
+
+    def put(self, memory_id: int, session_id: str, writes: int, turns: Sequence[TurnRow]) -> None:
+        kept = tuple(turns[-HISTORY_TURNS:])
+        key = (memory_id, session_id)
+        with self._lock:
+            self._by_session.pop(key, None)
+            if sum(len(t.content) for t in kept) > self.CHARS:
+                return
             if len(self._by_session) >= self.SESSIONS:  # the least recently written goes
                 del self._by_session[next(iter(self._by_session))]
-            self._by_session[session_id] = (writes, tuple(turns[-HISTORY_TURNS:]))
-
-    def drop(self, session_id: str) -> None:
-        with self._lock:
-            self._by_session.pop(session_id, None)
+            self._by_session[key] = (writes, kept)
 
 
 def _merge(turn_id: str, extractions: Sequence[Extraction]) -> Extraction:
@@ -443,7 +458,7 @@ class TurnOps(SessionOps):
         except _Rollback:
             pass
         else:
-            self._tails.put(session_id, tx.writes, [*tail, *written])
+            self._tails.put(self._id, session_id, tx.writes, [*tail, *written])
             self._after_write()
         assert outcome is not None
         return outcome
@@ -625,11 +640,11 @@ class TurnOps(SessionOps):
 
     def _recent(self, session_id: str | None, attempt: int) -> tuple[list[TurnRow], int | None]:
         """The session's last few turns, oldest first, and the memory's write count at which
-        they are exact: those this object's last write to the session left (first attempt),
-        else one read. The last attempt takes them as read, without a count to check."""
+        they are exact: on the first attempt those the last write to the session through this
+        store left, else one read. The last attempt takes them as read, with no count."""
         if session_id is None:
             return [], None
-        if attempt == 0 and (tail := self._tails.get(session_id)) is not None:
+        if attempt == 0 and (tail := self._tails.get(self._id, session_id)) is not None:
             return list(tail[1]), tail[0]
         with self._store.read(self._id) as tx:
             turns = tx.last_turns(session_id, count=HISTORY_TURNS)
