@@ -9,9 +9,7 @@ BM25 as SQLite's FTS5 ranks them: each stemmed word's count in a row is the sum 
 fields' weights over its occurrences, the inverse document frequency counts the memory's rows
 holding the word in those fields, and a row's length is its number of distinct words. The
 memory's row count and total length of each kind are kept by triggers (``text_stats``), so a
-search reads the mean length from one row; so are each row's words with the weight labels of
-their occurrences (``text_postings``), so a search reads the counts of its own words in the
-matching rows by row and word instead of unnesting each matching row's whole tsvector.
+search reads the mean length from one row.
 """
 
 from __future__ import annotations
@@ -205,16 +203,15 @@ class SearchReads(Statements):
             "stats AS (SELECT coalesce(max(row_count), 0)::float8 AS n, "
             "coalesce(max(word_count)::float8 / nullif(max(row_count), 0), 1) AS mean "
             "FROM text_stats WHERE memory_id = %(m)s AND kind = %(kind)s), "
-            f"o AS (SELECT {key} AS key, length(search) AS len FROM {table}, "
+            f"o AS (SELECT {key} AS key, search, length(search) AS len FROM {table}, "
             f"(SELECT {joiner.join(parts)}) AS query(q) "
             "WHERE memory_id = %(m)s AND search @@ q), "
-            "h AS (SELECT o.key, o.len, u.word, "
+            "h AS (SELECT o.key, o.len, u.lexeme AS word, "
             "(SELECT coalesce(sum(CASE label WHEN 'A' THEN %(wA)s WHEN 'B' THEN %(wB)s "
             "WHEN 'C' THEN %(wC)s ELSE %(wD)s END), 0) FROM unnest(u.weights) AS label) AS tf, "
             "(SELECT bool_or(strpos(%(labels)s, label::text) > 0) "
             "FROM unnest(u.weights) AS label) AS held "
-            "FROM o JOIN text_postings AS u ON u.memory_id = %(m)s AND u.kind = %(kind)s "
-            "AND u.key = o.key WHERE u.word IN (SELECT w FROM words)), "
+            "FROM o, unnest(o.search) AS u WHERE u.lexeme IN (SELECT w FROM words)), "
             f"df AS ({df}) "
             f"SELECT h.key, sum(i.idf * h.tf * {K1 + 1} / "
             f"(h.tf + {K1} * ({1 - B} + {B} * h.len / stats.mean))) AS score "
