@@ -276,3 +276,33 @@ def test_each_turn_is_extracted_against_the_session_as_it_stands_whatever_else_w
     with pytest.raises(turngraph.NotFoundError):
         mem.remember("Anyone there?", session_id=session, speaker="Ann")
     other_db.close()
+
+
+def test_a_new_memory_given_a_deleted_ones_id_sees_none_of_its_turns(
+    db: turngraph.Database,
+) -> None:
+    """SQLite gives a deleted memory's id to the next memory made. The last turns kept for
+    the old memory's session must not stand in for a new session of the same name, even when
+    the new memory's write count has come to where the old one's was."""
+    recording = _Recording(db.create_memory("scratch").extractor)
+    lexical = {"embedder": "none"}  # no index writes of its own: the counts are the test's
+    old = db.create_memory("old", retrieval=lexical)
+    old.extractor = recording
+    old.create_session(session_id="session:chat")
+    old.remember("I adopted a kitten called Luna.", session_id="session:chat", speaker="Ann")
+    old.remember("She sleeps all day.", session_id="session:chat", speaker="Ann")
+
+    def writes(memory: turngraph.Memory) -> int:
+        with db.store.read(memory._id) as tx:
+            return tx.write_count()
+
+    reached = writes(old)
+    db.delete_memory("old")
+    new = db.create_memory("new", retrieval=lexical)
+    new.extractor = recording
+    new.create_session(session_id="session:chat")
+    while writes(new) < reached:
+        new.add_observation(title="Note", content=f"note {writes(new)}")
+    assert writes(new) == reached
+    new.remember("Who is she?", session_id="session:chat", speaker="Bo")
+    assert recording.shown[-1] == ()

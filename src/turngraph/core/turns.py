@@ -44,7 +44,7 @@ from turngraph.models import (
     Extraction,
     RememberResult,
 )
-from turngraph.store.base import ObservationRow, ReadTx, Store, TurnRow, WriteTx
+from turngraph.store.base import MemoryRow, ObservationRow, ReadTx, Store, TurnRow, WriteTx
 
 INFER_MODES = ("full", "triples", "preview", "none")
 EXTRACT_MODES = ("per_message", "whole_conversation")
@@ -104,7 +104,7 @@ class Tails:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._by_session: dict[tuple[int, str], tuple[int, tuple[TurnRow, ...]]] = {}
+        self._by_session: dict[tuple[MemoryRow, str], tuple[int, tuple[TurnRow, ...]]] = {}
 
     @classmethod
     def of(cls, store: Store) -> Tails:
@@ -115,13 +115,16 @@ class Tails:
                 tails = cls._of[store] = cls()
             return tails
 
-    def get(self, memory_id: int, session_id: str) -> tuple[int, tuple[TurnRow, ...]] | None:
+    # A memory is known by its whole row: a deleted memory's id may be given to a new one.
+    def get(self, memory: MemoryRow, session_id: str) -> tuple[int, tuple[TurnRow, ...]] | None:
         with self._lock:
-            return self._by_session.get((memory_id, session_id))
+            return self._by_session.get((memory, session_id))
 
-    def put(self, memory_id: int, session_id: str, writes: int, turns: Sequence[TurnRow]) -> None:
+    def put(
+        self, memory: MemoryRow, session_id: str, writes: int, turns: Sequence[TurnRow]
+    ) -> None:
         kept = tuple(turns[-HISTORY_TURNS:])
-        key = (memory_id, session_id)
+        key = (memory, session_id)
         with self._lock:
             self._by_session.pop(key, None)
             if sum(len(t.content) for t in kept) > self.CHARS:
@@ -158,6 +161,7 @@ class TurnOps(SessionOps):
     name: str
     _store: Store
     _id: int
+    _row: MemoryRow
     _limits: Limits
     _tails: Tails
     extractor: Extractor
@@ -458,7 +462,7 @@ class TurnOps(SessionOps):
         except _Rollback:
             pass
         else:
-            self._tails.put(self._id, session_id, tx.writes, [*tail, *written])
+            self._tails.put(self._row, session_id, tx.writes, [*tail, *written])
             self._after_write()
         assert outcome is not None
         return outcome
@@ -561,8 +565,8 @@ class TurnOps(SessionOps):
         """Index each turn with its neighbours: short replies carry their topic there. A new
         turn's observation is written with its window so far (the turn before it and itself);
         here, just before, the turn before it gets its whole window (the two turns before it,
-        and the new one). In this order the full-text index takes rows in ascending id order,
-        which it keeps in one segment per commit."""
+        and the new one). It is done first, so the full-text index takes the rows in
+        ascending id order."""
         if before:
             prev = before[-1]
             earlier = [t.content for t in before[:-1]]
@@ -644,7 +648,7 @@ class TurnOps(SessionOps):
         store left, else one read. The last attempt takes them as read, with no count."""
         if session_id is None:
             return [], None
-        if attempt == 0 and (tail := self._tails.get(self._id, session_id)) is not None:
+        if attempt == 0 and (tail := self._tails.get(self._row, session_id)) is not None:
             return list(tail[1]), tail[0]
         with self._store.read(self._id) as tx:
             turns = tx.last_turns(session_id, count=HISTORY_TURNS)
