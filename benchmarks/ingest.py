@@ -6,9 +6,11 @@
 Each conversation goes into its own memory; each LoCoMo session becomes a session, each turn a
 remember() with the turn's speaker and the session's date (plus a second per turn, to keep
 order). Prints turns per second (turns over the sum of their remember() times) and per-turn
-p50 / p95 / max latency, overall and per file, and what extraction found. With ``--runs N``
-everything is ingested N times, each into a fresh database, and the median run is printed
-beside every run's turns per second.
+p50 / p95 / max latency, overall and per file, what extraction found, and turns per second
+of the calling thread's CPU time: when that is close to the wall-clock figure, the turns
+waited for nothing, and a slower run means a slower processor (a shared host's speed moves).
+With ``--runs N`` everything is ingested N times, each into a fresh database, and the median
+run is printed beside every run's turns per second.
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ class Run:
             0,
         )
         self.searchable: list[float] = []
+        self.cpu = 0.0  # the calling thread's CPU seconds inside remember()
         with tempfile.TemporaryDirectory() as tmp:
             settings = Settings(index_in_background=True) if embed else Settings()
             db = turngraph.open(Path(tmp) / "ingest.db", settings=settings)
@@ -100,7 +103,7 @@ class Run:
         for _, start, turns in sessions(conversation):
             session = mem.create_session(metadata={"source": path.name})
             for i, turn in enumerate(turns):
-                began = time.perf_counter()
+                began, began_cpu = time.perf_counter(), time.thread_time()
                 r = mem.remember(
                     turn["text"],
                     session_id=session.id,
@@ -108,6 +111,7 @@ class Run:
                     observed_at=start + timedelta(seconds=i),
                 )
                 returned = time.perf_counter()
+                self.cpu += time.thread_time() - began_cpu
                 latencies.append(returned - began)
                 if embed:
                     wait_for_index(db.store, timeout=60)
@@ -172,6 +176,7 @@ def main() -> None:
         print(line(name, lat))
     print(line("all", run.latencies))
     print("\nextracted: " + ", ".join(f"{v} {k}" for k, v in run.facts.items()))
+    print(f"calling thread's CPU time: {len(run.latencies) / run.cpu:.0f} turns/s")
     if run.searchable:
         q = statistics.quantiles(run.searchable, n=100)
         print(
