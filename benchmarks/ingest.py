@@ -30,6 +30,7 @@ from typing import Any
 
 import turngraph
 from turngraph.config import Settings
+from turngraph.models import EXTRACTION_KINDS
 from turngraph.recall.index import wait_for_index
 
 # A folder of LoCoMo conversation files (see docs/benchmarks.md, "The data").
@@ -67,18 +68,7 @@ class Run:
 
     def __init__(self, found: list[Path], *, embed: bool) -> None:
         self.rows: list[tuple[str, list[float]]] = []
-        self.facts = dict.fromkeys(
-            (
-                "entities",
-                "attributes",
-                "relations",
-                "actions",
-                "instructions",
-                "uncertainties",
-                "corrections",
-            ),
-            0,
-        )
+        self.facts = dict.fromkeys(EXTRACTION_KINDS, 0)
         self.searchable: list[float] = []
         self.cpu = 0.0  # the calling thread's CPU seconds inside remember()
         with tempfile.TemporaryDirectory() as tmp:

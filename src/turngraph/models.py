@@ -345,6 +345,10 @@ class Extraction(_Model):
     corrections: list[Correction] = Field(default_factory=list)
 
 
+# The kinds of item an Extraction lists, in its fields' order.
+EXTRACTION_KINDS = tuple(name for name in Extraction.model_fields if name != "turn_id")
+
+
 class RememberResult(_Model):
     mode: InferMode
     session_id: str
@@ -525,6 +529,7 @@ class RecallResult(_Model):
 
 
 __all__ = [
+    "EXTRACTION_KINDS",
     "AppendixFile",
     "AttributeVersion",
     "BatchResult",

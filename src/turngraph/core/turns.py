@@ -39,6 +39,7 @@ from turngraph.extract.base import (
 )
 from turngraph.extract.triples import merge, triples_extraction
 from turngraph.models import (
+    EXTRACTION_KINDS,
     BatchResult,
     DeleteResult,
     Extraction,
@@ -137,15 +138,7 @@ class Tails:
 def _merge(turn_id: str, extractions: Sequence[Extraction]) -> Extraction:
     merged = Extraction(turn_id=turn_id)
     updates: dict[str, list[Any]] = {}
-    for field in (
-        "entities",
-        "attributes",
-        "relations",
-        "actions",
-        "instructions",
-        "uncertainties",
-        "corrections",
-    ):
+    for field in EXTRACTION_KINDS:
         items: list[Any] = []
         for e in extractions:
             for item in getattr(e, field):
