@@ -3,19 +3,20 @@
 Each searchable row carries a ``search`` tsvector (English stemming) built from its fields,
 each field under its own weight label (observations: title A, content B, the search context
 C; entities: name A, description B, retrieval queries C; attributes: their text A). A
-:class:`TextSearch` becomes one tsquery: each term stemmed by ``to_tsquery`` and limited to the
-labels of the fields asked for, joined by OR (any) or AND (all). The matches are ranked by
-BM25 as SQLite's FTS5 ranks them: each stemmed word's count in a row is the sum of its
-fields' weights over its occurrences, the inverse document frequency counts the memory's rows
-holding the word in those fields, and a row's length is its number of distinct words. The
-memory's row count and total length of each kind are kept by triggers (``text_stats``), so a
-search reads the mean length from one row.
+:class:`TextSearch` becomes one tsquery: its terms, each quoted and limited to the labels of
+the fields asked for, joined by OR (any) or AND (all) and stemmed by ``to_tsquery``. The
+matches are ranked by BM25 as SQLite's FTS5 ranks them: each stemmed word's count in a row is
+the sum of its fields' weights over its occurrences, the inverse document frequency counts
+the memory's rows holding the word in those fields, and a row's length is its number of
+distinct words. The memory's row count and total length of each kind are kept by triggers
+(``text_stats``), so a search reads the mean length from one row.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 from turngraph.store.base import (
@@ -170,76 +171,40 @@ class SearchReads(Statements):
         (as SQLite's FTS5 ranks them): (key, score), higher is better. One statement: the
         stemmed words of the terms, the memory's row count and mean length, the matching
         rows with each word's weighted count, and each word's document frequency (for an
-        any-search counted among the matches, which hold every row that has one of them)."""
+        any-search counted among the matches, which hold every row that has one of them).
+        Its text depends only on the kind and the match, so each connection prepares it
+        once and plans it from then on without parsing the query anew."""
         if not search.terms:
             return []
-        table, key = _TABLES[search.kind], _KEYS[search.kind]
         labels = _field_labels(search)
-        joiner = " || " if search.match == "any" else " && "
-        parts = [f"to_tsquery('english', %(t{i})s)" for i in range(len(search.terms))]
-        params: dict[str, object] = {
-            f"t{i}": _quoted(term, labels) for i, term in enumerate(search.terms)
-        }
         weights = _label_weights(search)
-        params.update(
-            m=self.memory_id,
-            kind=search.kind,
-            terms=list(search.terms),
-            labels=labels,
-            suffix=f":{labels}",
-            limit=search.limit,
+        params: dict[str, object] = {
+            "m": self.memory_id,
+            "kind": search.kind,
+            "terms": list(search.terms),
+            "query": [_quoted(term, labels) for term in search.terms],
+            "op": " | " if search.match == "any" else " & ",
+            "labels": labels,
+            "suffix": f":{labels}",
+            "limit": search.limit,
             **{f"w{label}": weight for label, weight in weights.items()},
-        )
-        if search.match == "any":
-            df = "SELECT word, count(*) FILTER (WHERE held) AS df FROM h GROUP BY word"
-        else:
-            df = (
-                f"SELECT w AS word, (SELECT count(*) FROM {table} WHERE memory_id = %(m)s "
-                "AND search @@ (quote_literal(w) || %(suffix)s)::tsquery) AS df FROM words"
-            )
-        found = self._all(
-            "WITH words AS (SELECT DISTINCT w FROM unnest(%(terms)s::text[]) AS t(term), "
-            "unnest(tsvector_to_array(to_tsvector('english', t.term))) AS w), "
-            "stats AS (SELECT coalesce(max(row_count), 0)::float8 AS n, "
-            "coalesce(max(word_count)::float8 / nullif(max(row_count), 0), 1) AS mean "
-            "FROM text_stats WHERE memory_id = %(m)s AND kind = %(kind)s), "
-            f"o AS (SELECT {key} AS key, search, length(search) AS len FROM {table}, "
-            f"(SELECT {joiner.join(parts)}) AS query(q) "
-            "WHERE memory_id = %(m)s AND search @@ q), "
-            "h AS (SELECT o.key, o.len, u.lexeme AS word, "
-            "(SELECT coalesce(sum(CASE label WHEN 'A' THEN %(wA)s WHEN 'B' THEN %(wB)s "
-            "WHEN 'C' THEN %(wC)s ELSE %(wD)s END), 0) FROM unnest(u.weights) AS label) AS tf, "
-            "(SELECT bool_or(strpos(%(labels)s, label::text) > 0) "
-            "FROM unnest(u.weights) AS label) AS held "
-            "FROM o, unnest(o.search) AS u WHERE u.lexeme IN (SELECT w FROM words)), "
-            f"df AS ({df}) "
-            f"SELECT h.key, sum(i.idf * h.tf * {K1 + 1} / "
-            f"(h.tf + {K1} * ({1 - B} + {B} * h.len / stats.mean))) AS score "
-            "FROM h JOIN df USING (word) CROSS JOIN stats, "
-            "LATERAL (SELECT CASE WHEN x > 0 THEN x ELSE 1e-6 END AS idf FROM "
-            "(SELECT ln((stats.n - df.df + 0.5) / (df.df + 0.5)) AS x) AS z) AS i "
-            "WHERE h.held GROUP BY h.key ORDER BY score DESC, h.key LIMIT %(limit)s",
-            params,
-        )
+        }
+        found = self._all(_bm25_statement(search.kind, search.match), params)
         return [(int(r[0]), float(r[1])) for r in found]
 
     def term_frequencies(self, search: TextSearch) -> list[int]:
         table = _TABLES[search.kind]
-        counts: list[int] = []
-        for term in search.terms:
-            query, params = _tsquery(
-                TextSearch(search.kind, (term,), limit=0, fields=search.fields), ""
+        labels = "".join(_LABELS[search.kind][name] for name, _ in search.fields)
+        return [
+            int(
+                self._one(
+                    f"SELECT count(*) FROM {table}, (SELECT to_tsquery('english', %s)) "
+                    "AS query(q) WHERE memory_id = %s AND search @@ q",
+                    (_quoted(term, labels), self.memory_id),
+                )[0]
             )
-            counts.append(
-                int(
-                    self._one(
-                        f"SELECT count(*) FROM {table}, ({query}) AS query(q) "
-                        "WHERE memory_id = %s AND search @@ q",
-                        (*params, self.memory_id),
-                    )[0]
-                )
-            )
-        return counts
+            for term in search.terms
+        ]
 
     def text_rows(self, kind: TextKind) -> int:
         return int(
@@ -378,6 +343,47 @@ class SearchReads(Statements):
 K1, B = 1.2, 0.75
 
 
+@cache
+def _bm25_statement(kind: str, match: str) -> str:
+    """The BM25 search of one kind of row, any or all of the terms (see ``_search_rows``).
+
+    The query is the quoted terms joined by ``|`` or ``&`` and parsed once; a matching row's
+    counts are read from its tsvector cut to the query's words (``ts_delete`` twice), not
+    from every word it holds."""
+    table, key = _TABLES[kind], _KEYS[kind]
+    if match == "any":
+        df = "SELECT word, count(*) FILTER (WHERE held) AS df FROM h GROUP BY word"
+    else:
+        df = (
+            f"SELECT w AS word, (SELECT count(*) FROM {table} WHERE memory_id = %(m)s "
+            "AND search @@ (quote_literal(w) || %(suffix)s)::tsquery) AS df FROM words"
+        )
+    return (
+        "WITH words AS (SELECT DISTINCT w FROM unnest(%(terms)s::text[]) AS t(term), "
+        "unnest(tsvector_to_array(to_tsvector('english', t.term))) AS w), "
+        "stats AS (SELECT coalesce(max(row_count), 0)::float8 AS n, "
+        "coalesce(max(word_count)::float8 / nullif(max(row_count), 0), 1) AS mean "
+        "FROM text_stats WHERE memory_id = %(m)s AND kind = %(kind)s), "
+        f"o AS (SELECT {key} AS key, search, length(search) AS len FROM {table}, "
+        "(SELECT to_tsquery('english', array_to_string(%(query)s::text[], %(op)s))) "
+        "AS query(q) WHERE memory_id = %(m)s AND search @@ q), "
+        "h AS (SELECT o.key, o.len, u.lexeme AS word, "
+        "(SELECT coalesce(sum(CASE label WHEN 'A' THEN %(wA)s WHEN 'B' THEN %(wB)s "
+        "WHEN 'C' THEN %(wC)s ELSE %(wD)s END), 0) FROM unnest(u.weights) AS label) AS tf, "
+        "(SELECT bool_or(strpos(%(labels)s, label::text) > 0) "
+        "FROM unnest(u.weights) AS label) AS held "
+        "FROM o, unnest(ts_delete(o.search, tsvector_to_array(ts_delete(o.search, "
+        "(SELECT array_agg(w) FROM words))))) AS u), "
+        f"df AS ({df}) "
+        f"SELECT h.key, sum(i.idf * h.tf * {K1 + 1} / "
+        f"(h.tf + {K1} * ({1 - B} + {B} * h.len / stats.mean))) AS score "
+        "FROM h JOIN df USING (word) CROSS JOIN stats, "
+        "LATERAL (SELECT CASE WHEN x > 0 THEN x ELSE 1e-6 END AS idf FROM "
+        "(SELECT ln((stats.n - df.df + 0.5) / (df.df + 0.5)) AS x) AS z) AS i "
+        "WHERE h.held GROUP BY h.key ORDER BY score DESC, h.key LIMIT %(limit)s"
+    )
+
+
 def _field_labels(search: TextSearch) -> str:
     """The weight labels of the fields searched (every field when it names none)."""
     names = [name for name, _ in search.fields] or list(TEXT_FIELDS[search.kind])
@@ -388,16 +394,6 @@ def _quoted(term: str, labels: str) -> str:
     """One term in to_tsquery's syntax: quoted (read as words, never as operators), limited
     to the weight labels of the fields searched."""
     return "'" + term.replace("\\", " ").replace("'", "''") + "'" + (f":{labels}" if labels else "")
-
-
-def _tsquery(search: TextSearch, joiner: str) -> tuple[str, list[str]]:
-    """The SQL of the search's tsquery and its parameters: each term stemmed on its own
-    (quoted, so it is read as words, never as query syntax), limited to the labels of the
-    fields searched."""
-    labels = "".join(_LABELS[search.kind][name] for name, _ in search.fields)
-    parts = ["to_tsquery('english', %s)"] * len(search.terms)
-    params = [_quoted(term, labels) for term in search.terms]
-    return "SELECT " + (joiner or " || ").join(parts), params
 
 
 def _label_weights(search: TextSearch) -> dict[str, float]:
