@@ -2,6 +2,7 @@
 PostgreSQL with --postgres; default embedder).
 
     .venv/bin/python benchmarks/scale.py [--sizes 10000,100000] [--queries 200] [--postgres]
+        [--db FILE or postgresql://...]
 
 Builds one memory per size from generated work notes: people, organizations and projects
 drawn from fixed pools, sentences from templates with varied topics, each observation naming
@@ -250,9 +251,9 @@ def main() -> None:
     parser.add_argument("--postgres", action="store_true", help="a throwaway PostgreSQL")
     parser.add_argument(
         "--db",
-        type=Path,
-        help="keep the generated memories in this file and reuse them on the next run "
-        "(ingest is then measured only when a size is built)",
+        help="keep the generated memories in this SQLite file or PostgreSQL database "
+        "(postgresql://...) and reuse them on the next run (ingest is then measured only "
+        "when a size is built)",
     )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -260,6 +261,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
         settings = Settings()
         where: str | Path = args.db or Path(tmp) / "scale.db"
+        if args.db and not args.db.startswith("postgresql://"):
+            where = Path(args.db)
         if args.postgres:
             where = stack.enter_context(throwaway_postgres(Path(tmp)))
         db = turngraph.open(where, settings=settings)
@@ -296,9 +299,15 @@ def main() -> None:
                 f"p95 {cuts[94]:.1f} ms",
                 flush=True,
             )
+        if isinstance(where, str):
+            import psycopg
+
+            with psycopg.connect(where) as conn:
+                found = conn.execute("SELECT pg_database_size(current_database())").fetchone()
+            print(f"database: {(found[0] if found else 0) / 2**20:,.0f} MiB")
         db.close()
-        if args.db and not args.postgres:
-            print(f"database: {args.db.stat().st_size / 2**20:,.0f} MiB")
+        if isinstance(where, Path) and args.db:
+            print(f"database: {where.stat().st_size / 2**20:,.0f} MiB")
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"peak RSS of this process: {rss:,.0f} MiB")
     print(
