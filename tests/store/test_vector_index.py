@@ -222,9 +222,96 @@ def test_vectors_written_by_a_process_that_opened_before_pgvector_are_searched_i
 def test_an_index_another_store_built_after_this_one_opened_is_used(postgres_url: str) -> None:
     rng = np.random.default_rng(13)
     with _opened(postgres_url, postgres_exact_vectors_below=10) as reader:
-        with _opened(postgres_url) as writer:  # the first vectors of this dimension
+        # The first vectors of this dimension.
+        with _opened(postgres_url, postgres_exact_vectors_below=10) as writer:
             memory_id = _fill(writer, "acme", _unit(rng, 100), first_ref=1)
         query = _unit(rng, 1)[0]
         found, scans = _index_scans(reader, memory_id, query, 10)
         assert scans > 0
         assert found == _exact(reader, memory_id, query, 10)
+
+
+def _indexed_rows(store: PostgresStore, memory_id: int) -> tuple[int, int, tuple[int, int]]:
+    """The memory's observation vectors, how many are marked for the index, and what
+    vector_stats says of them (vectors, unindexed)."""
+    with store.read(memory_id) as tx:
+        total, marked = tx._one(
+            "SELECT count(*), count(*) FILTER (WHERE indexed) FROM vectors "
+            "WHERE memory_id = %s AND kind = 'observation'",
+            (memory_id,),
+        )
+        stats = tx._one(
+            "SELECT vectors, unindexed FROM vector_stats WHERE memory_id = %s "
+            "AND kind = 'observation'",
+            (memory_id,),
+        )
+    return int(total), int(marked), (int(stats[0]), int(stats[1]))
+
+
+def test_a_memory_enters_the_index_only_once_it_outgrows_exact_search(
+    postgres_url: str,
+) -> None:
+    # 100 vectors are searched exactly and stay out of the index. The 101st is indexed and
+    # brings 64 of the older ones in; until the other 36 follow, the memory is still searched
+    # exactly (an index search would miss them); the next write brings them in.
+    rng = np.random.default_rng(17)
+    vectors = _unit(rng, 102)
+    queries = _unit(rng, 3)
+    with _opened(postgres_url, postgres_exact_vectors_below=100) as store:
+        memory_id = _fill(store, "acme", vectors[:100], first_ref=1)
+        assert _indexed_rows(store, memory_id) == (100, 0, (100, 100))
+        with store.write(memory_id) as tx:
+            tx.put_vector("observation", 101, vectors[100].tobytes())
+        assert _indexed_rows(store, memory_id) == (101, 65, (101, 36))
+        for query in queries:
+            found, scans = _index_scans(store, memory_id, query, 10)
+            assert scans == 0
+            assert found == _exact(store, memory_id, query, 10)
+        with store.write(memory_id) as tx:
+            tx.put_vector("observation", 102, vectors[101].tobytes())
+        assert _indexed_rows(store, memory_id) == (102, 102, (102, 0))
+        for query in queries:
+            found, scans = _index_scans(store, memory_id, query, 10)
+            assert scans > 0
+            assert found == _exact(store, memory_id, query, 10)
+        with store.write(memory_id) as tx:  # the counts follow deletes too
+            tx.conn.execute("DELETE FROM vectors WHERE memory_id = %s AND ref <= 30", (memory_id,))
+        assert _indexed_rows(store, memory_id) == (72, 72, (72, 0))
+        store.delete_memory(memory_id)
+        with store.read(memory_id) as tx:
+            assert (
+                tx._one("SELECT count(*) FROM vector_stats WHERE memory_id = %s", (memory_id,))[0]
+                == 0
+            )
+
+
+def test_an_index_of_every_row_is_rebuilt_over_the_large_memories_at_open(
+    postgres_url: str,
+) -> None:
+    # A database indexed before vectors were indexed by memory size: its index holds every
+    # row and no row is marked. The next open marks the rows of memories past the threshold
+    # and builds the index over those alone.
+    rng = np.random.default_rng(19)
+    with _opened(postgres_url, postgres_exact_vectors_below=50) as store:
+        large = _fill(store, "large", _unit(rng, 120), first_ref=1)
+        small = _fill(store, "small", _unit(rng, 30), first_ref=1_000)
+        with store.write(large) as tx:
+            tx.conn.execute(f"DROP INDEX vectors_hnsw_{DIM}")
+            tx.conn.execute("UPDATE vectors SET indexed = false")
+            tx.conn.execute(
+                f"CREATE INDEX vectors_hnsw_{DIM} ON vectors USING hnsw "
+                f"((embedding::vector({DIM})) vector_cosine_ops) "
+                f"WHERE vector_dims(embedding) = {DIM}"
+            )
+    with _opened(postgres_url, postgres_exact_vectors_below=50) as store:
+        with store.read(large) as tx:
+            definition = tx._one(
+                "SELECT indexdef FROM pg_indexes WHERE indexname = %s", (f"vectors_hnsw_{DIM}",)
+            )[0]
+        assert definition.endswith("AND indexed)")
+        assert _indexed_rows(store, large) == (120, 120, (120, 0))
+        assert _indexed_rows(store, small) == (30, 0, (30, 30))
+        for query in _unit(rng, 3):
+            found, scans = _index_scans(store, large, query, 10)
+            assert scans > 0
+            assert found == _exact(store, large, query, 10)

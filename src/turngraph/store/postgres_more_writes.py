@@ -12,6 +12,7 @@ from turngraph.store.postgres_read import PostgresReadTx
 from turngraph.store.postgres_vectors import (
     HNSW_MAX_DIMENSION,
     INDEX_LOCK,
+    MARK_BATCH,
     create_dimension_index,
     vector_text,
 )
@@ -250,15 +251,29 @@ class MoreWrites(PostgresReadTx):
             self._one("SELECT pg_advisory_xact_lock(%s, %s)", INDEX_LOCK)
             create_dimension_index(self.conn, dim)
             self.vector_index.dimensions.add(dim)
-        self._run(
+        # Indexed once the memory holds more vectors of the kind than are searched exactly;
+        # a write that finds older ones still outside the index brings a batch of them in.
+        waiting = self._one(
             "WITH moved AS (UPDATE memories SET index_version = index_version + 1 "
-            "WHERE id = %(m)s RETURNING index_version) "
-            "INSERT INTO vectors (memory_id, kind, ref, data, stamp, embedding) "
-            "SELECT %(m)s, %(kind)s, %(ref)s, %(data)s, index_version, %(e)s::vector "
-            "FROM moved ON CONFLICT (memory_id, kind, ref) DO UPDATE SET data = excluded.data, "
-            "stamp = excluded.stamp, embedding = excluded.embedding",
-            {**params, "e": vector_text(data)},
-        )
+            "WHERE id = %(m)s RETURNING index_version), "
+            "stats AS (SELECT coalesce(max(vectors), 0) >= %(big)s AS big, "
+            "coalesce(max(unindexed), 0) > 0 AS waiting FROM vector_stats "
+            "WHERE memory_id = %(m)s AND kind = %(kind)s) "
+            "INSERT INTO vectors (memory_id, kind, ref, data, stamp, embedding, indexed) "
+            "SELECT %(m)s, %(kind)s, %(ref)s, %(data)s, index_version, %(e)s::vector, big "
+            "FROM moved, stats ON CONFLICT (memory_id, kind, ref) DO UPDATE SET "
+            "data = excluded.data, stamp = excluded.stamp, embedding = excluded.embedding, "
+            "indexed = vectors.indexed OR excluded.indexed "
+            "RETURNING (SELECT big AND waiting FROM stats)",
+            {**params, "e": vector_text(data), "big": self.vector_index.exact_below},
+        )[0]
+        if waiting:
+            self._run(
+                "UPDATE vectors SET indexed = true WHERE memory_id = %(m)s AND kind = %(kind)s "
+                "AND ref IN (SELECT ref FROM vectors WHERE memory_id = %(m)s "
+                "AND kind = %(kind)s AND NOT indexed LIMIT %(n)s)",
+                {**params, "n": MARK_BATCH},
+            )
 
     def enqueue(self, kind: str, ref: int) -> None:
         self._run(

@@ -4,16 +4,25 @@ Every vector is stored as float32 bytes (``vectors.data``: what copies, caches a
 read, exactly as written). Where pgvector can be created, the store adds an ``embedding``
 column of type ``vector`` (no fixed dimension: memories with different embedders share the
 table) and one partial HNSW index per dimension, on ``embedding::vector(dim)`` with cosine
-distance, over the rows of that dimension. Recall then asks the store for a memory's nearest
-rows (:meth:`VectorReads.nearest_vectors`) instead of loading them into the process; a
-search that adds a second kind's similarity (a turn's window to the turn's own) scores both
-in one statement.
+distance, over the rows of that dimension marked ``indexed``. Recall then asks the store for
+a memory's nearest rows (:meth:`VectorReads.nearest_vectors`) instead of loading them into
+the process; a search that adds a second kind's similarity (a turn's window to the turn's
+own) scores both in one statement.
 
-The index covers every memory, so a search filtered to one memory can under-return when the
-memory is a small part of it. A memory with at most ``exact_below`` vectors of a kind is
-therefore searched exactly (a scan of its own rows, by its primary key); a larger one through
-the index with ``hnsw.ef_search`` at least twice the rows asked for (and pgvector's iterative
-scan from 0.8), and exactly if the index still returns fewer rows than asked for.
+A memory with at most ``exact_below`` vectors of a kind is searched exactly (a scan of its
+own rows, by its primary key), so its vectors stay out of the index: inserting into an HNSW
+graph costs milliseconds a vector, more as the graph grows, and a small memory would never
+read it. ``vector_stats`` (kept by a trigger) counts each memory's vectors of a kind and those
+not yet indexed. A vector written to a memory past the threshold is indexed; the write that
+finds older rows of that memory still outside marks up to :data:`MARK_BATCH` of them, so the
+index takes them in over the following writes rather than in one long one (an open marks
+whatever is left). A memory is searched through the index only once all its rows of the kind
+are in it, with ``hnsw.ef_search`` at least twice the rows asked for (and pgvector's iterative
+scan from 0.8), and exactly if the index still returns fewer rows than asked for: the index
+covers every large memory, and a search filtered to one of them can under-return when it is
+a small part of it. The processes on one database should share ``exact_below`` (a writer
+marks by its own; a reader uses the index only for a memory wholly in it, so a mismatch costs
+speed, never hits).
 
 Where the extension cannot be created (not installed, or the URL's user may not create it),
 or ``Settings.postgres_vector_index`` is off, nothing of this exists: the store says so once
@@ -27,7 +36,6 @@ from __future__ import annotations
 
 import logging
 import math
-import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -44,6 +52,7 @@ EXACT_BELOW = 2_000  # a memory's vectors of one kind searched exactly up to thi
 EF_SEARCH_MIN = 100
 EF_SEARCH_MAX = 1_000  # pgvector's ceiling
 _BACKFILL_BATCH = 1_000
+MARK_BATCH = 64  # older rows a write to a memory past the threshold brings into the index
 _INDEX_PREFIX = "vectors_hnsw_"
 # The advisory lock a writer takes to build a dimension's index (not the migration lock: an
 # open holds that while it fills embeddings, which may wait for this writer's rows).
@@ -67,8 +76,8 @@ END $$ LANGUAGE plpgsql
 
 class VectorIndex:
     """What one store knows about the database's vector index: whether pgvector serves it,
-    the dimensions with an HNSW index, and each memory's vector counts, cached by the
-    memory's index version (which every change of its vectors moves, in any process)."""
+    the dimensions with an HNSW index, and the count past which a memory's vectors of a kind
+    are indexed and searched through it."""
 
     def __init__(
         self,
@@ -82,26 +91,6 @@ class VectorIndex:
         self.iterative = iterative
         self.exact_below = exact_below
         self.dimensions = set(dimensions)
-        self._lock = threading.Lock()
-        self._counts: dict[tuple[int, str], tuple[int, int]] = {}
-
-    def count(self, reads: Statements, kind: str, version: int) -> int:
-        """How many vectors of ``kind`` the memory of ``reads`` holds, in its snapshot (at
-        index version ``version``)."""
-        key = (reads.memory_id, kind)
-        with self._lock:
-            found = self._counts.get(key)
-        if found is not None and found[0] == version:
-            return found[1]
-        count = int(
-            reads._one(
-                "SELECT count(*) FROM vectors WHERE memory_id = %s AND kind = %s",
-                (reads.memory_id, kind),
-            )[0]
-        )
-        with self._lock:
-            self._counts[key] = (version, count)
-        return count
 
 
 NO_INDEX = VectorIndex(False)
@@ -153,6 +142,7 @@ def open_vector_index(
                 )
                 return VectorIndex(False)
         _fill_embeddings(conn)
+        _index_by_size(conn, exact_below)
         version = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
         row = version.fetchone()
         return VectorIndex(
@@ -194,6 +184,35 @@ def _fill_embeddings(conn: Conn) -> None:
                 create_dimension_index(conn, dim)
 
 
+def _index_by_size(conn: Conn, exact_below: int) -> None:
+    """Bring the index in line with the memories' sizes: an index of the earlier layout (every
+    row of its dimension) is dropped, every row of a memory past ``exact_below`` vectors of its
+    kind is marked, and the index of each dimension concerned is built over the marked rows
+    (one build, cheaper than as many inserts)."""
+    with conn.transaction():
+        dims: set[int] = set()
+        for name, definition in conn.execute(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'vectors' "
+            "AND indexname LIKE %s",
+            (_INDEX_PREFIX + "%",),
+        ).fetchall():
+            if "indexed" not in str(definition):
+                conn.execute(f"DROP INDEX {name}")
+                dims.add(int(str(name).removeprefix(_INDEX_PREFIX)))
+        dims.update(
+            int(r[0])
+            for r in conn.execute(
+                "WITH marked AS (UPDATE vectors v SET indexed = true FROM vector_stats s "
+                "WHERE s.memory_id = v.memory_id AND s.kind = v.kind AND s.vectors > %s "
+                "AND s.unindexed > 0 AND NOT v.indexed AND v.embedding IS NOT NULL "
+                "RETURNING vector_dims(v.embedding) AS dim) SELECT DISTINCT dim FROM marked",
+                (exact_below,),
+            ).fetchall()
+        )
+        for dim in sorted(dims):
+            create_dimension_index(conn, dim)
+
+
 def _indexed_dimensions(conn: Conn) -> list[int]:
     names = conn.execute(
         "SELECT indexname FROM pg_indexes WHERE tablename = 'vectors' AND indexname LIKE %s",
@@ -203,13 +222,14 @@ def _indexed_dimensions(conn: Conn) -> list[int]:
 
 
 def create_dimension_index(conn: Conn, dim: int) -> None:
-    """The HNSW index of the vectors of ``dim`` dimensions, if pgvector can index them and it
-    is not there yet (inside the caller's transaction)."""
+    """The HNSW index of the marked vectors of ``dim`` dimensions, if pgvector can index them
+    and it is not there yet (inside the caller's transaction)."""
     if not 0 < dim <= HNSW_MAX_DIMENSION:
         return
     conn.execute(
         f"CREATE INDEX IF NOT EXISTS {_INDEX_PREFIX}{dim} ON vectors USING hnsw "
-        f"((embedding::vector({dim})) vector_cosine_ops) WHERE vector_dims(embedding) = {dim}"
+        f"((embedding::vector({dim})) vector_cosine_ops) "
+        f"WHERE vector_dims(embedding) = {dim} AND indexed"
     )
 
 
@@ -233,24 +253,16 @@ class VectorReads(Statements):
         index = self.vector_index
         if not index.enabled:
             return None
-        kinds = [kind] if add is None else [kind, add[0]]
-        version, unembedded = self._one(
-            "SELECT (SELECT index_version FROM memories WHERE id = %(m)s), EXISTS (SELECT 1 "
-            "FROM vectors WHERE memory_id = %(m)s AND kind = ANY(%(kinds)s) "
-            "AND embedding IS NULL)",
-            {"m": self.memory_id, "kinds": kinds},
-        )
+        other_kind = kind if add is None else add[0]
+        unembedded, count, waiting, other, other_waiting = self._stats(kind, other_kind)
         if unembedded:
             return None  # written by a process that opened the database before pgvector
         text = vector_text(query)
-        if text is None or limit <= 0 or version is None:
-            return []
-        count = index.count(self, kind, int(version))
-        if count == 0:
+        if text is None or limit <= 0 or count == 0:
             return []
         dim = len(query) // 4
         params: dict[str, object] = {"m": self.memory_id, "q": text, "n": limit}
-        if not self._indexed(count, dim):
+        if not self._indexed(count, waiting, dim):
             return self._scored(kind, add, params, None)
         found = self._index_search(kind, dim, params)
         if len(found) < min(limit, count):
@@ -260,17 +272,31 @@ class VectorReads(Statements):
         # The candidates: the nearest by either kind, each then scored by both. The other
         # kind's nearest are searched like this one's (exactly when the memory has few).
         refs = {int(r[0]) for r in found}
-        other = index.count(self, add[0], int(version))
-        if other and self._indexed(other, dim):
+        if other and self._indexed(other, other_waiting, dim):
             refs.update(int(r[0]) for r in self._index_search(add[0], dim, params))
         elif other:
             refs.update(r for r, _ in self._scored(add[0], None, params, None))
         return self._scored(kind, add, params, sorted(refs))
 
-    def _indexed(self, count: int, dim: int) -> bool:
-        """Whether ``count`` vectors of ``dim`` dimensions are searched through the index."""
+    def _stats(self, kind: str, other: str) -> tuple[bool, int, int, int, int]:
+        """Whether the memory has vectors of either kind without an embedding, and for each
+        kind its vectors and how many of them are outside the index (``vector_stats``)."""
+        row = self._one(
+            "SELECT EXISTS (SELECT 1 FROM vectors WHERE memory_id = %(m)s "
+            "AND kind = ANY(%(kinds)s) AND embedding IS NULL), "
+            "s.vectors, s.unindexed, o.vectors, o.unindexed "
+            "FROM (SELECT 1) AS one "
+            "LEFT JOIN vector_stats s ON s.memory_id = %(m)s AND s.kind = %(k)s "
+            "LEFT JOIN vector_stats o ON o.memory_id = %(m)s AND o.kind = %(o)s",
+            {"m": self.memory_id, "kinds": sorted({kind, other}), "k": kind, "o": other},
+        )
+        return bool(row[0]), int(row[1] or 0), int(row[2] or 0), int(row[3] or 0), int(row[4] or 0)
+
+    def _indexed(self, count: int, waiting: int, dim: int) -> bool:
+        """Whether ``count`` vectors of ``dim`` dimensions, ``waiting`` of them not yet
+        marked, are searched through the index."""
         index = self.vector_index
-        if count <= index.exact_below or dim > HNSW_MAX_DIMENSION:
+        if count <= index.exact_below or waiting or dim > HNSW_MAX_DIMENSION:
             return False
         if dim not in index.dimensions:  # built by another process since this one opened?
             index.dimensions.update(_indexed_dimensions(self.conn))
@@ -294,7 +320,7 @@ class VectorReads(Statements):
             return self._all(
                 f"SELECT ref, 1 - (embedding::vector({dim}) <=> %(q)s::vector({dim})) "
                 "FROM vectors WHERE memory_id = %(m)s AND kind = %(k)s "
-                f"AND vector_dims(embedding) = {dim} "
+                f"AND vector_dims(embedding) = {dim} AND indexed "
                 f"ORDER BY embedding::vector({dim}) <=> %(q)s::vector({dim}) LIMIT %(n)s",
                 {**params, "k": kind},
             )
