@@ -1,6 +1,6 @@
 """Ingest throughput of remember() with the default extractor on embedded SQLite (LoCoMo).
 
-    .venv/bin/python benchmarks/ingest.py [FILE_OR_DIR ...] [--embed] [--runs N]
+    .venv/bin/python benchmarks/ingest.py [FILE_OR_DIR ...] [--embed] [--runs N] [--postgres]
                                                       (default: the folder $LOCOMO)
 
 Each conversation goes into its own memory; each LoCoMo session becomes a session, each turn a
@@ -10,7 +10,8 @@ p50 / p95 / max latency, overall and per file, what extraction found, and turns 
 of the calling thread's CPU time: when that is close to the wall-clock figure, the turns
 waited for nothing, and a slower run means a slower processor (a shared host's speed moves).
 With ``--runs N`` everything is ingested N times, each into a fresh database, and the median
-run is printed beside every run's turns per second.
+run is printed beside every run's turns per second. ``--postgres``: each run on a throwaway
+PostgreSQL instead (the dev extra's pgserver).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import statistics
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,9 @@ import turngraph
 from turngraph.config import Settings
 from turngraph.models import EXTRACTION_KINDS
 from turngraph.recall.index import wait_for_index
+
+sys.path.insert(0, str(Path(__file__).parent))
+from throwaway_postgres import throwaway_postgres
 
 # A folder of LoCoMo conversation files (see docs/benchmarks.md, "The data").
 DEFAULT_DATA = Path(os.environ.get("LOCOMO", "locomo"))
@@ -66,14 +71,17 @@ class Run:
     """One ingest of every file into a fresh database: per-turn latencies by file, what
     extraction found, and (with embedding) how long after each remember its vectors landed."""
 
-    def __init__(self, found: list[Path], *, embed: bool) -> None:
+    def __init__(self, found: list[Path], *, embed: bool, postgres: bool = False) -> None:
         self.rows: list[tuple[str, list[float]]] = []
         self.facts = dict.fromkeys(EXTRACTION_KINDS, 0)
         self.searchable: list[float] = []
         self.cpu = 0.0  # the calling thread's CPU seconds inside remember()
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
             settings = Settings(index_in_background=True) if embed else Settings()
-            db = turngraph.open(Path(tmp) / "ingest.db", settings=settings)
+            where: str | Path = Path(tmp) / "ingest.db"
+            if postgres:
+                where = stack.enter_context(throwaway_postgres(Path(tmp)))
+            db = turngraph.open(where, settings=settings)
             for path in found:
                 self.rows.append((path.name, self._file(db, path, embed=embed)))
             db.close()
@@ -136,13 +144,19 @@ def main() -> None:
         "turns/s and the table of the median run (a shared machine's speed moves by a third "
         "within minutes)",
     )
+    parser.add_argument(
+        "--postgres", action="store_true", help="each run on a throwaway PostgreSQL"
+    )
     args = parser.parse_args()
     if args.runs < 1:
         sys.exit("--runs must be at least 1")
     found = files(args.paths)
     if not found:
         sys.exit("no LoCoMo files found")
-    runs = sorted((Run(found, embed=args.embed) for _ in range(args.runs)), key=lambda r: r.rate)
+    runs = sorted(
+        (Run(found, embed=args.embed, postgres=args.postgres) for _ in range(args.runs)),
+        key=lambda r: r.rate,
+    )
     run = runs[(len(runs) - 1) // 2]  # the median run (the lower middle one of an even count)
 
     def line(name: str, lat: list[float]) -> str:

@@ -268,10 +268,11 @@ class MoreWrites(PostgresReadTx):
             {**params, "e": vector_text(data), "big": self.vector_index.exact_below},
         )[0]
         if waiting:
+            # The batch is read once (an array), then each of its rows found by its key.
             self._run(
                 "UPDATE vectors SET indexed = true WHERE memory_id = %(m)s AND kind = %(kind)s "
-                "AND ref IN (SELECT ref FROM vectors WHERE memory_id = %(m)s "
-                "AND kind = %(kind)s AND NOT indexed LIMIT %(n)s)",
+                "AND ref = ANY(ARRAY(SELECT ref FROM vectors WHERE memory_id = %(m)s "
+                "AND kind = %(kind)s AND NOT indexed LIMIT %(n)s))",
                 {**params, "n": MARK_BATCH},
             )
 
