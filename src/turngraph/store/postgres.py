@@ -39,13 +39,17 @@ from turngraph.errors import ConflictError, NotFoundError, StoreError
 from turngraph.store.base import MemoryRow
 from turngraph.store.postgres_access import AccessRows
 from turngraph.store.postgres_read import PostgresReadTx
-from turngraph.store.postgres_schema import Conn, apply_schema, check_url, describe_url
+from turngraph.store.postgres_schema import (
+    LOCK_SPACE,
+    Conn,
+    apply_schema,
+    check_url,
+    describe_url,
+)
 from turngraph.store.postgres_vectors import open_vector_index
 from turngraph.store.postgres_write import PostgresTx
 from turngraph.store.sqlite_rows import from_db, to_db
 
-# The first key of every advisory lock turngraph takes ('tg'); the second is the memory id.
-LOCK_SPACE = 0x7467
 _MEMORY_COLS = "id, name, visibility, retrieval, created_at, organization"
 
 

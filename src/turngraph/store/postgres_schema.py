@@ -16,8 +16,11 @@ from turngraph.errors import ValidationError
 
 Conn = psycopg.Connection[TupleRow]
 
+# The first key of every advisory lock turngraph takes ('tg'); the second is the memory id
+# for a memory's writes.
+LOCK_SPACE = 0x7467
 # The advisory lock (first key, second key) that serializes migrations across processes.
-MIGRATION_LOCK = (0x7467, 0)
+MIGRATION_LOCK = (LOCK_SPACE, 0)
 
 SCHEMES = ("postgresql", "postgres")
 

@@ -43,7 +43,7 @@ import numpy as np
 import psycopg
 
 from turngraph.store.postgres_rows import Statements
-from turngraph.store.postgres_schema import MIGRATION_LOCK, Conn
+from turngraph.store.postgres_schema import LOCK_SPACE, MIGRATION_LOCK, Conn
 
 log = logging.getLogger("turngraph")
 
@@ -187,30 +187,38 @@ def _fill_embeddings(conn: Conn) -> None:
 def _index_by_size(conn: Conn, exact_below: int) -> None:
     """Bring the index in line with the memories' sizes: an index of the earlier layout (every
     row of its dimension) is dropped, every row of a memory past ``exact_below`` vectors of its
-    kind is marked, and the index of each dimension concerned is built over the marked rows
-    (one build, cheaper than as many inserts)."""
+    kind is marked (each memory under its write lock, so a writer of it waits rather than
+    deadlocks), and the index of each dimension concerned is built over the marked rows (one
+    build, cheaper than as many inserts)."""
+    dims: set[int] = set()
     with conn.transaction():
-        dims: set[int] = set()
         for name, definition in conn.execute(
             "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'vectors' "
             "AND indexname LIKE %s",
             (_INDEX_PREFIX + "%",),
         ).fetchall():
-            if "indexed" not in str(definition):
+            if "AND indexed" not in str(definition):
                 conn.execute(f"DROP INDEX {name}")
                 dims.add(int(str(name).removeprefix(_INDEX_PREFIX)))
-        dims.update(
-            int(r[0])
-            for r in conn.execute(
-                "WITH marked AS (UPDATE vectors v SET indexed = true FROM vector_stats s "
-                "WHERE s.memory_id = v.memory_id AND s.kind = v.kind AND s.vectors > %s "
-                "AND s.unindexed > 0 AND NOT v.indexed AND v.embedding IS NOT NULL "
-                "RETURNING vector_dims(v.embedding) AS dim) SELECT DISTINCT dim FROM marked",
-                (exact_below,),
-            ).fetchall()
-        )
-        for dim in sorted(dims):
-            create_dimension_index(conn, dim)
+    for memory_id, kind in conn.execute(
+        "SELECT memory_id, kind FROM vector_stats WHERE vectors > %s AND unindexed > 0",
+        (exact_below,),
+    ).fetchall():
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, memory_id))
+            dims.update(
+                int(r[0])
+                for r in conn.execute(
+                    "WITH marked AS (UPDATE vectors SET indexed = true WHERE memory_id = %s "
+                    "AND kind = %s AND NOT indexed AND embedding IS NOT NULL "
+                    "RETURNING vector_dims(embedding) AS dim) SELECT DISTINCT dim FROM marked",
+                    (memory_id, kind),
+                ).fetchall()
+            )
+    if dims:
+        with conn.transaction():
+            for dim in sorted(dims):
+                create_dimension_index(conn, dim)
 
 
 def _indexed_dimensions(conn: Conn) -> list[int]:
