@@ -46,6 +46,7 @@ from turngraph.store.postgres_schema import (
     check_url,
     describe_url,
 )
+from turngraph.store.postgres_stats import StatisticsRefresh
 from turngraph.store.postgres_vectors import open_vector_index
 from turngraph.store.postgres_write import PostgresTx
 from turngraph.store.sqlite_rows import from_db, to_db
@@ -89,6 +90,7 @@ class PostgresStore(AccessRows):
             name="turngraph",
             open=True,
         )
+        self._statistics = StatisticsRefresh(self._lease)
 
     # -- connections -----------------------------------------------------------------------
 
@@ -147,6 +149,7 @@ class PostgresStore(AccessRows):
                 raise
 
     def close(self) -> None:
+        self._statistics.close()
         self._pool.close()
 
     # -- memories --------------------------------------------------------------------------
@@ -270,6 +273,8 @@ class PostgresStore(AccessRows):
             except psycopg.Error as exc:
                 _rollback(conn)
                 raise StoreError(f"commit failed: {_reason(exc)}", memory_id=memory_id) from exc
+        # Past the memory lock and the connection: fresh planner statistics as it grows.
+        self._statistics.after_write(tx.writes)
 
 
 def _rollback(conn: Conn) -> None:
