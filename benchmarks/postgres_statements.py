@@ -1,0 +1,111 @@
+"""PostgreSQL: where the time of remember() goes, statement by statement.
+
+    .venv/bin/python benchmarks/postgres_statements.py CONVERSATION.json
+        [--turns 600] [--neighbour OTHER.json] [--db postgresql://...]
+
+On a throwaway PostgreSQL (the dev extra's pgserver), or the empty database ``--db`` names:
+first a neighbour memory built from ``--neighbour`` (remember_many per session, then
+``ANALYZE``: a database in use, whose statistics know its memories), then a new memory fed
+the first ``--turns`` turns of the conversation one remember() at a time (default embedder,
+embedding inline). Prints remember() p50 / p95 and the statements ranked by their time per
+turn, each statement timed around psycopg's ``Connection.execute``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from contextlib import ExitStack
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+sys.path.insert(0, str(Path(__file__).parent))
+from throwaway_postgres import throwaway_postgres
+
+import turngraph
+from turngraph.bench.locomo import _sessions, _turn_text
+
+
+def turns(path: Path) -> list[tuple[Any, dict[str, Any]]]:
+    data = json.loads(path.read_text("utf-8"))
+    return [
+        (when + timedelta(seconds=i), turn)
+        for when, session in _sessions(data.get("conversation", data))
+        for i, turn in enumerate(session)
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("conversation", type=Path)
+    parser.add_argument("--turns", type=int, default=600)
+    parser.add_argument("--neighbour", type=Path, help="a conversation for the other memory")
+    parser.add_argument("--db", help="an empty PostgreSQL database instead of a throwaway one")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
+        url = args.db or stack.enter_context(throwaway_postgres(Path(tmp)))
+        db = turngraph.open(url)
+        if args.neighbour:
+            other = db.create_memory("neighbour")
+            by_time = turns(args.neighbour)
+            other.remember_many(
+                [
+                    {
+                        "role": "user",
+                        "content": _turn_text(t),
+                        "speaker": t["speaker"],
+                        "ts": when.isoformat(),
+                    }
+                    for when, t in by_time
+                ]
+            )
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute("ANALYZE")
+        spent: dict[str, list[float]] = defaultdict(list)
+        execute = psycopg.Connection.execute
+
+        def timed(self: psycopg.Connection[Any], query: Any, *a: Any, **k: Any) -> Any:
+            began = time.perf_counter()
+            try:
+                return execute(self, query, *a, **k)
+            finally:
+                spent[re.sub(r"\s+", " ", str(query))[:90]].append(time.perf_counter() - began)
+
+        psycopg.Connection.execute = timed  # type: ignore[method-assign]
+        mem = db.create_memory("measured")
+        session = mem.create_session().id
+        took = []
+        chosen = turns(args.conversation)[: args.turns]
+        for when, turn in chosen:
+            began = time.perf_counter()
+            mem.remember(
+                _turn_text(turn), session_id=session, speaker=turn["speaker"], observed_at=when
+            )
+            took.append((time.perf_counter() - began) * 1000)
+        psycopg.Connection.execute = execute  # type: ignore[method-assign]
+        db.close()
+    n = len(chosen)
+    cuts = statistics.quantiles(took, n=100)
+    total = sum(sum(v) for v in spent.values())
+    print(f"{n} turns: remember p50 {cuts[49]:.1f} ms, p95 {cuts[94]:.1f} ms")
+    print(
+        f"statements: {sum(len(v) for v in spent.values()) / n:.1f} a turn, "
+        f"{total / n * 1000:.1f} ms a turn\n"
+    )
+    print("| ms a turn | runs a turn | statement |")
+    print("|---:|---:|---|")
+    for text, times in sorted(spent.items(), key=lambda kv: -sum(kv[1]))[:15]:
+        print(f"| {sum(times) / n * 1000:.2f} | {len(times) / n:.1f} | `{text}` |")
+
+
+if __name__ == "__main__":
+    main()
