@@ -141,3 +141,28 @@ def test_a_memory_without_an_embedder_queues_nothing(store: Store) -> None:
     with store.read(lexical) as tx:
         assert tx.index_queue(limit=10) == []
         assert len(tx.search_text(TextSearch("observation", ("tea",), limit=10))) == 1
+
+
+def test_vectors_and_dequeues_in_a_batch_store_each_row_and_clear_only_those_named(
+    store: Store, memory_id: int
+) -> None:
+    # The indexer's batch: vectors of two kinds (one key given twice: its last bytes win),
+    # then the rows taken off the queue; a row not named stays queued.
+    with store.write(memory_id) as tx:
+        ids = [insert_note(tx, f"n{i}", f"note {i}", title=f"N{i}") for i in range(3)]
+        tx.put_vectors(
+            [
+                ("observation", ids[0], b"\x00\x00\x80?"),
+                ("entity", 7, b"\x00\x00\x00@"),
+                ("observation", ids[1], b"\x00\x00@@"),
+                ("observation", ids[0], b"\x00\x00\x80@"),
+            ]
+        )
+        tx.dequeue_many([("observation", ids[0]), ("observation", ids[1])])
+    with store.read(memory_id) as tx:
+        assert tx.load_vectors("observation") == [
+            (ids[0], b"\x00\x00\x80@"),
+            (ids[1], b"\x00\x00@@"),
+        ]
+        assert tx.load_vectors("entity") == [(7, b"\x00\x00\x00@")]
+        assert [(q.kind, q.ref) for q in tx.index_queue(limit=10)] == [("observation", ids[2])]

@@ -82,21 +82,16 @@ def _drain(store: Store, memory_id: int, embedder: Embedder | None, batches: int
             return written
         if embedder is None:  # a lexical-only memory keeps no vectors
             with store.write(memory_id) as wtx:
-                for kind, ref, _ in items:
-                    wtx.dequeue(kind, ref)
+                wtx.dequeue_many([(kind, ref) for kind, ref, _ in items])
             continue
         vectors = _vectors(embedder, items, around)
-        progress = 0
         with store.write(memory_id) as wtx:
             still = {(q.kind, q.ref): embed_text(q) for q in wtx.index_queue(limit=BATCH * 4)}
-            for kind, ref, text in items:
-                if still.get((kind, ref)) != text:
-                    continue
-                vector = vectors.get((kind, ref))
-                if vector is not None:  # None: a window whose turn is gone, nothing to store
-                    wtx.put_vector(kind, ref, vector.tobytes())
-                wtx.dequeue(kind, ref)
-                progress += 1
+            done = [(kind, ref) for kind, ref, text in items if still.get((kind, ref)) == text]
+            # A window whose turn is gone has no vector: it only leaves the queue.
+            wtx.put_vectors([(k, r, vectors[k, r].tobytes()) for k, r in done if (k, r) in vectors])
+            wtx.dequeue_many(done)
+        progress = len(done)
         written += progress
         if not progress:  # everything changed under us: the next write's pass takes it
             return written

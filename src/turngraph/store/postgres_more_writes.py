@@ -230,51 +230,78 @@ class MoreWrites(PostgresReadTx):
         )
 
     def put_vector(self, kind: str, ref: int, data: bytes) -> None:
-        # The vector is stamped with the index version its write moves the memory to; with
+        self.put_vectors([(kind, ref, data)])
+
+    def put_vectors(self, vectors: Sequence[tuple[str, int, bytes]]) -> None:
+        # One statement for the batch (a vector stored again in it: its last bytes). Each
+        # vector is stamped with the index version the batch moves the memory to; with
         # pgvector, its embedding is stored beside its bytes (postgres_vectors).
-        params = {"m": self.memory_id, "kind": kind, "ref": ref, "data": data}
+        latest = {(kind, ref): data for kind, ref, data in vectors}
+        if not latest:
+            return
+        kinds = [kind for kind, _ in latest]
+        params: dict[str, object] = {
+            "m": self.memory_id,
+            "kinds": kinds,
+            "refs": [ref for _, ref in latest],
+            "data": list(latest.values()),
+        }
         if not self.vector_index.enabled:
             self._run(
                 "WITH moved AS (UPDATE memories SET index_version = index_version + 1 "
                 "WHERE id = %(m)s RETURNING index_version) "
                 "INSERT INTO vectors (memory_id, kind, ref, data, stamp) "
-                "SELECT %(m)s, %(kind)s, %(ref)s, %(data)s, index_version FROM moved "
-                "ON CONFLICT (memory_id, kind, ref) DO UPDATE SET data = excluded.data, "
-                "stamp = excluded.stamp",
+                "SELECT %(m)s, r.kind, r.ref, r.data, moved.index_version FROM moved, "
+                "unnest(%(kinds)s::text[], %(refs)s::bigint[], %(data)s::bytea[]) "
+                "AS r(kind, ref, data) ON CONFLICT (memory_id, kind, ref) DO UPDATE SET "
+                "data = excluded.data, stamp = excluded.stamp",
                 params,
             )
             return
-        dim = len(data) // 4
-        if dim not in self.vector_index.dimensions and 0 < dim <= HNSW_MAX_DIMENSION:
-            # The first vector of this dimension in the database: its index, built once
-            # (the lock keeps two processes from building it at the same time).
-            self._one("SELECT pg_advisory_xact_lock(%s, %s)", INDEX_LOCK)
-            create_dimension_index(self.conn, dim)
-            self.vector_index.dimensions.add(dim)
+        index = self.vector_index
+        for dim in {len(data) // 4 for data in latest.values()} - index.dimensions:
+            if 0 < dim <= HNSW_MAX_DIMENSION:
+                # The first vector of this dimension in the database: its index, built once
+                # (the lock keeps two processes from building it at the same time).
+                self._one("SELECT pg_advisory_xact_lock(%s, %s)", INDEX_LOCK)
+                create_dimension_index(self.conn, dim)
+                index.dimensions.add(dim)
         # Indexed once the memory holds more vectors of the kind than are searched exactly;
         # a write that finds older ones still outside the index brings a batch of them in.
-        waiting = self._one(
-            "WITH moved AS (UPDATE memories SET index_version = index_version + 1 "
-            "WHERE id = %(m)s RETURNING index_version), "
-            "stats AS (SELECT coalesce(max(vectors), 0) >= %(big)s AS big, "
-            "coalesce(max(unindexed), 0) > 0 AS waiting FROM vector_stats "
-            "WHERE memory_id = %(m)s AND kind = %(kind)s) "
-            "INSERT INTO vectors (memory_id, kind, ref, data, stamp, embedding, indexed) "
-            "SELECT %(m)s, %(kind)s, %(ref)s, %(data)s, index_version, %(e)s::vector, big "
-            "FROM moved, stats ON CONFLICT (memory_id, kind, ref) DO UPDATE SET "
-            "data = excluded.data, stamp = excluded.stamp, embedding = excluded.embedding, "
-            "indexed = vectors.indexed OR excluded.indexed "
-            "RETURNING (SELECT big AND waiting FROM stats)",
-            {**params, "e": vector_text(data), "big": self.vector_index.exact_below},
-        )[0]
-        if waiting:
-            # The batch is read once (an array), then each of its rows found by its key.
-            self._run(
-                "UPDATE vectors SET indexed = true WHERE memory_id = %(m)s AND kind = %(kind)s "
-                "AND ref = ANY(ARRAY(SELECT ref FROM vectors WHERE memory_id = %(m)s "
-                "AND kind = %(kind)s AND NOT indexed LIMIT %(n)s))",
-                {**params, "n": MARK_BATCH},
+        stats = {
+            str(kind): (int(count) >= index.exact_below, int(unindexed) > 0)
+            for kind, count, unindexed in self._all(
+                "SELECT kind, vectors, unindexed FROM vector_stats "
+                "WHERE memory_id = %s AND kind = ANY(%s)",
+                (self.memory_id, sorted(set(kinds))),
             )
+        }
+        self._run(
+            "WITH moved AS (UPDATE memories SET index_version = index_version + 1 "
+            "WHERE id = %(m)s RETURNING index_version) "
+            "INSERT INTO vectors (memory_id, kind, ref, data, stamp, embedding, indexed) "
+            "SELECT %(m)s, r.kind, r.ref, r.data, moved.index_version, r.e::vector, r.big "
+            "FROM moved, unnest(%(kinds)s::text[], %(refs)s::bigint[], %(data)s::bytea[], "
+            "%(e)s::text[], %(big)s::boolean[]) AS r(kind, ref, data, e, big) "
+            "ON CONFLICT (memory_id, kind, ref) DO UPDATE SET data = excluded.data, "
+            "stamp = excluded.stamp, embedding = excluded.embedding, "
+            "indexed = vectors.indexed OR excluded.indexed",
+            {
+                **params,
+                "e": [vector_text(data) for data in latest.values()],
+                "big": [stats.get(kind, (False, False))[0] for kind in kinds],
+            },
+        )
+        for kind, (big, waiting) in sorted(stats.items()):
+            if big and waiting:
+                # The batch is read once (an array), then each of its rows found by its key.
+                self._run(
+                    "UPDATE vectors SET indexed = true WHERE memory_id = %(m)s "
+                    "AND kind = %(kind)s AND ref = ANY(ARRAY(SELECT ref FROM vectors "
+                    "WHERE memory_id = %(m)s AND kind = %(kind)s AND NOT indexed "
+                    "LIMIT %(n)s))",
+                    {"m": self.memory_id, "kind": kind, "n": MARK_BATCH},
+                )
 
     def enqueue(self, kind: str, ref: int) -> None:
         self._run(
@@ -284,7 +311,13 @@ class MoreWrites(PostgresReadTx):
         )
 
     def dequeue(self, kind: str, ref: int) -> None:
+        self.dequeue_many([(kind, ref)])
+
+    def dequeue_many(self, keys: Sequence[tuple[str, int]]) -> None:
+        if not keys:
+            return
         self._run(
-            "DELETE FROM index_queue WHERE memory_id = %s AND kind = %s AND ref = %s",
-            (self.memory_id, kind, ref),
+            "DELETE FROM index_queue WHERE memory_id = %s AND (kind, ref) IN "
+            "(SELECT * FROM unnest(%s::text[], %s::bigint[]))",
+            (self.memory_id, [kind for kind, _ in keys], [ref for _, ref in keys]),
         )

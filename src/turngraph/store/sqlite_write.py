@@ -656,3 +656,10 @@ class SQLiteTx(SQLiteReadTx):
 
     def dequeue(self, kind: str, ref: int) -> None:
         self.conn.execute("DELETE FROM index_queue WHERE kind=? AND ref=?", (kind, ref))
+
+    def put_vectors(self, vectors: Sequence[tuple[str, int, bytes]]) -> None:
+        for kind, ref, data in vectors:
+            self.put_vector(kind, ref, data)
+
+    def dequeue_many(self, keys: Sequence[tuple[str, int]]) -> None:
+        self.conn.executemany("DELETE FROM index_queue WHERE kind=? AND ref=?", keys)
