@@ -240,12 +240,14 @@ class PostgresStore(AccessRows):
         advisory lock, atomic, NotFoundError if the memory is gone."""
         with self._memory_lock(memory_id), self._lease() as conn:
             try:
-                conn.execute("BEGIN")
-                conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, memory_id))
-                found = conn.execute(
-                    "UPDATE memories SET writes = writes + 1 WHERE id = %s RETURNING writes",
-                    (memory_id,),
-                ).fetchone()
+                # Three statements, one round trip: nothing is read until the write count.
+                with conn.pipeline():
+                    conn.execute("BEGIN")
+                    conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, memory_id))
+                    found = conn.execute(
+                        "UPDATE memories SET writes = writes + 1 WHERE id = %s RETURNING writes",
+                        (memory_id,),
+                    ).fetchone()
                 if found is None:
                     raise NotFoundError(
                         "this memory no longer exists: it was deleted", memory_id=memory_id
