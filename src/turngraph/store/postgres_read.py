@@ -205,22 +205,23 @@ class PostgresReadTx(TurnReads, SearchReads, VectorReads):
         )
 
     def entity_fold(self, entity_id: int) -> EntityFold:
+        # One round trip: the newest explicit type and description, and the newest queries.
         newest = (
-            "SELECT {col} FROM observation_entities WHERE memory_id = %s AND entity_id = %s "
-            "AND explicit AND {col} IS NOT NULL ORDER BY seq DESC LIMIT 1"
+            "(SELECT {col} FROM observation_entities WHERE memory_id = %(m)s "
+            "AND entity_id = %(e)s AND explicit AND {where} ORDER BY seq DESC LIMIT {n})"
         )
-        key = (self.memory_id, entity_id)
-        etype = self._one(newest.format(col="type"), key)
-        desc = self._one(newest.format(col="description"), key)
-        queries = self._col(
-            "SELECT retrieval_queries FROM observation_entities WHERE memory_id = %s "
-            "AND entity_id = %s AND explicit AND retrieval_queries <> '[]' "
-            "ORDER BY seq DESC LIMIT 50",
-            key,
+        etype, desc, queries = self._one(
+            "SELECT "
+            + newest.format(col="type", where="type IS NOT NULL", n=1)
+            + ", "
+            + newest.format(col="description", where="description IS NOT NULL", n=1)
+            + ", ARRAY"
+            + newest.format(col="retrieval_queries", where="retrieval_queries <> '[]'", n=50),
+            {"m": self.memory_id, "e": entity_id},
         )
         return EntityFold(
-            type=None if etype is None else etype[0],
-            description=None if desc is None else desc[0],
+            type=etype,
+            description=desc,
             retrieval_queries=tuple(tuple(json.loads(q)) for q in queries),
         )
 
