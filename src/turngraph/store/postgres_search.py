@@ -173,7 +173,7 @@ class SearchReads(Statements):
         rows with each word's weighted count, and each word's document frequency (for an
         any-search counted among the matches, which hold every row that has one of them).
         Its text depends only on the kind and the match, so each connection prepares it
-        once and plans it from then on without parsing the query anew."""
+        (psycopg does after five runs) and PostgreSQL no longer parses it."""
         if not search.terms:
             return []
         labels = _field_labels(search)
