@@ -80,8 +80,7 @@ def test_every_written_row_is_queued_with_the_fields_its_text_is_built_from(
 def test_a_change_queues_the_row_again_and_dequeue_clears_it(store: Store, memory_id: int) -> None:
     with store.write(memory_id) as tx:
         oid = insert_note(tx, "n", "green tea", title="Tea")
-        for q in tx.index_queue(limit=100):
-            tx.dequeue(q.kind, q.ref)
+        tx.dequeue_many([(q.kind, q.ref) for q in tx.index_queue(limit=100)])
     assert _texts(store, memory_id) == {}
     with store.write(memory_id) as tx:
         tx.update_observation(

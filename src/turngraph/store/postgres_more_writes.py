@@ -310,9 +310,6 @@ class MoreWrites(PostgresReadTx):
             (self.memory_id, kind, ref),
         )
 
-    def dequeue(self, kind: str, ref: int) -> None:
-        self.dequeue_many([(kind, ref)])
-
     def dequeue_many(self, keys: Sequence[tuple[str, int]]) -> None:
         if not keys:
             return

@@ -654,9 +654,6 @@ class SQLiteTx(SQLiteReadTx):
             (kind, ref, self.memory_id),
         )
 
-    def dequeue(self, kind: str, ref: int) -> None:
-        self.conn.execute("DELETE FROM index_queue WHERE kind=? AND ref=?", (kind, ref))
-
     def put_vectors(self, vectors: Sequence[tuple[str, int, bytes]]) -> None:
         for kind, ref, data in vectors:
             self.put_vector(kind, ref, data)
