@@ -10,11 +10,20 @@ the sum of its fields' weights over its occurrences, the inverse document freque
 the memory's rows holding the word in those fields, and a row's length is its number of
 distinct words. The memory's row count and total length of each kind are kept by triggers
 (``text_stats``), so a search reads the mean length from one row.
+
+A search whose terms are single words (nearly every one recall makes) does not touch the rows
+at all: triggers keep each row's words with their counts per label (``text_postings``), its
+length (``text_lengths``) and each word's row counts per combination of labels
+(``text_words``, migration 0005), and the search reads the entries of its words through
+their primary keys. Its cost then follows how many rows hold the words, not how long their
+texts are, and a word's document frequency is a few counts summed instead of a count of
+matching rows.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
@@ -168,31 +177,31 @@ class SearchReads(Statements):
 
     def _search_rows(self, search: TextSearch) -> list[tuple[int, float]]:
         """Rows matching ``search`` ranked by BM25 over the fields' weighted term counts
-        (as SQLite's FTS5 ranks them): (key, score), higher is better. One statement: the
-        stemmed words of the terms, the memory's row count and mean length, the matching
-        rows with each word's weighted count, and each word's document frequency (for an
-        any-search counted among the matches, which hold every row that has one of them).
-        Its text depends only on the kind and the match, so each connection prepares it
-        (psycopg does after five runs) and PostgreSQL no longer parses it."""
+        (as SQLite's FTS5 ranks them): (key, score), higher is better; one statement
+        (:func:`bm25_query`)."""
         if not search.terms:
             return []
-        labels = _field_labels(search)
-        weights = _label_weights(search)
-        params: dict[str, object] = {
-            "m": self.memory_id,
-            "kind": search.kind,
-            "terms": list(search.terms),
-            "query": [_quoted(term, labels) for term in search.terms],
-            "op": " | " if search.match == "any" else " & ",
-            "labels": labels,
-            "suffix": f":{labels}",
-            "limit": search.limit,
-            **{f"w{label}": weight for label, weight in weights.items()},
-        }
-        found = self._all(_bm25_statement(search.kind, search.match), params)
+        found = self._all(*bm25_query(self.memory_id, search))
         return [(int(r[0]), float(r[1])) for r in found]
 
     def term_frequencies(self, search: TextSearch) -> list[int]:
+        if _single_words(search.terms):
+            # Each term is at most one word: its count is a sum of text_words' counts.
+            return [
+                int(n)
+                for n in self._col(
+                    "SELECT (SELECT coalesce(sum(w.rows), 0) FROM text_words AS w "
+                    "WHERE w.memory_id = %(m)s AND w.kind = %(kind)s AND w.mask & %(mask)s <> 0 "
+                    "AND w.word = ANY (tsvector_to_array(to_tsvector('english', t.term)))) "
+                    "FROM unnest(%(terms)s::text[]) WITH ORDINALITY AS t(term, i) ORDER BY t.i",
+                    {
+                        "m": self.memory_id,
+                        "kind": search.kind,
+                        "mask": _mask(_field_labels(search)),
+                        "terms": list(search.terms),
+                    },
+                )
+            ]
         table = _TABLES[search.kind]
         labels = "".join(_LABELS[search.kind][name] for name, _ in search.fields)
         return [
@@ -343,6 +352,35 @@ class SearchReads(Statements):
 K1, B = 1.2, 0.75
 
 
+def bm25_query(
+    memory_id: int, search: TextSearch, *, postings: bool | None = None
+) -> tuple[str, dict[str, object]]:
+    """The BM25 statement of ``search`` and its parameters. When every term is at most one
+    word (or ``postings`` says so), it reads the words' entries in ``text_postings``
+    (:func:`_postings_statement`); otherwise it matches the rows' tsvectors
+    (:func:`_bm25_statement`), where a term of several words is a phrase. Both rank alike.
+    A statement's text depends only on the kind and the match, so each connection prepares
+    it (psycopg does after five runs) and PostgreSQL no longer parses it."""
+    labels = _field_labels(search)
+    weights = _label_weights(search)
+    params: dict[str, object] = {
+        "m": memory_id,
+        "kind": search.kind,
+        "terms": list(search.terms),
+        "limit": search.limit,
+        **{f"w{label}": weight for label, weight in weights.items()},
+    }
+    if _single_words(search.terms) if postings is None else postings:
+        return _postings_statement(search.match), {**params, "mask": _mask(labels)}
+    params |= {
+        "query": [_quoted(term, labels) for term in search.terms],
+        "op": " | " if search.match == "any" else " & ",
+        "labels": labels,
+        "suffix": f":{labels}",
+    }
+    return _bm25_statement(search.kind, search.match), params
+
+
 @cache
 def _bm25_statement(kind: str, match: str) -> str:
     """The BM25 search of one kind of row, any or all of the terms (see ``_search_rows``).
@@ -382,6 +420,53 @@ def _bm25_statement(kind: str, match: str) -> str:
         "(SELECT ln((stats.n - df.df + 0.5) / (df.df + 0.5)) AS x) AS z) AS i "
         "WHERE h.held GROUP BY h.key ORDER BY score DESC, h.key LIMIT %(limit)s"
     )
+
+
+@cache
+def _postings_statement(match: str) -> str:
+    """The BM25 search of one kind of row when every term is at most one word (see
+    ``_single_words``), read from ``text_postings`` and ``text_words`` instead of the rows: the
+    entries of the terms' words, each word's document frequency in the fields searched (the
+    rows holding it under one of their labels, ``%(mask)s``), and the rows holding one of the
+    words there (any) or all of them (all). It ranks as ``_bm25_statement`` does; its cost
+    follows the number of entries read, not the size of the rows' texts."""
+    every = "HAVING count(*) = (SELECT count(*) FROM words) " if match == "all" else ""
+    return (
+        "WITH words AS (SELECT DISTINCT w FROM unnest(%(terms)s::text[]) AS t(term), "
+        "unnest(tsvector_to_array(to_tsvector('english', t.term))) AS w), "
+        "stats AS (SELECT coalesce(max(row_count), 0)::float8 AS n, "
+        "coalesce(max(word_count)::float8 / nullif(max(row_count), 0), 1) AS mean "
+        "FROM text_stats WHERE memory_id = %(m)s AND kind = %(kind)s), "
+        "df AS (SELECT words.w AS word, CASE WHEN i.x > 0 THEN i.x ELSE 1e-6 END AS idf "
+        "FROM words CROSS JOIN stats, LATERAL (SELECT coalesce(sum(x.rows), 0)::float8 AS df "
+        "FROM text_words AS x WHERE x.memory_id = %(m)s AND x.kind = %(kind)s "
+        "AND x.word = words.w AND x.mask & %(mask)s <> 0) AS f, "
+        "LATERAL (SELECT ln((stats.n - f.df + 0.5) / (f.df + 0.5)) AS x) AS i), "
+        "p AS (SELECT p.key, l.len, df.idf, p.a * %(wA)s + p.b * %(wB)s + p.c * %(wC)s "
+        "+ p.d * %(wD)s AS tf FROM df JOIN text_postings AS p ON p.memory_id = %(m)s "
+        "AND p.kind = %(kind)s AND p.word = df.word JOIN text_lengths AS l "
+        "ON l.memory_id = %(m)s AND l.kind = %(kind)s AND l.key = p.key "
+        "WHERE p.mask & %(mask)s <> 0) "
+        f"SELECT p.key, sum(p.idf * p.tf * {K1 + 1} / "
+        f"(p.tf + {K1} * ({1 - B} + {B} * p.len / stats.mean))) AS score "
+        "FROM p CROSS JOIN stats GROUP BY p.key "
+        f"{every}ORDER BY score DESC, p.key LIMIT %(limit)s"
+    )
+
+
+# A term of ASCII letters and digits alone is one token to PostgreSQL's parser, so at most
+# one word once stemmed (none when it is a stop word).
+_ONE_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _single_words(terms: Sequence[str]) -> bool:
+    """Whether each term is at most one word, so that matching it is holding its word."""
+    return all(_ONE_WORD.fullmatch(term) for term in terms)
+
+
+def _mask(labels: str) -> int:
+    """The weight labels as text_postings' bits (A 1, B 2, C 4, D 8)."""
+    return sum(1 << "ABCD".index(label) for label in set(labels))
 
 
 def _field_labels(search: TextSearch) -> str:
