@@ -356,6 +356,15 @@ class SearchReads(Statements):
 
 # BM25's parameters, as SQLite's FTS5 uses them.
 K1, B = 1.2, 0.75
+# The start of both BM25 statements: the stemmed words of the terms, and the memory's row
+# count and mean length of the kind searched.
+_WORDS_AND_STATS = (
+    "WITH words AS (SELECT DISTINCT w FROM unnest(%(terms)s::text[]) AS t(term), "
+    "unnest(tsvector_to_array(to_tsvector('english', t.term))) AS w), "
+    "stats AS (SELECT coalesce(max(row_count), 0)::float8 AS n, "
+    "coalesce(max(word_count)::float8 / nullif(max(row_count), 0), 1) AS mean "
+    "FROM text_stats WHERE memory_id = %(m)s AND kind = %(kind)s), "
+)
 
 
 def bm25_query(
@@ -403,11 +412,7 @@ def _bm25_statement(kind: str, match: str) -> str:
             "AND search @@ (quote_literal(w) || %(suffix)s)::tsquery) AS df FROM words"
         )
     return (
-        "WITH words AS (SELECT DISTINCT w FROM unnest(%(terms)s::text[]) AS t(term), "
-        "unnest(tsvector_to_array(to_tsvector('english', t.term))) AS w), "
-        "stats AS (SELECT coalesce(max(row_count), 0)::float8 AS n, "
-        "coalesce(max(word_count)::float8 / nullif(max(row_count), 0), 1) AS mean "
-        "FROM text_stats WHERE memory_id = %(m)s AND kind = %(kind)s), "
+        f"{_WORDS_AND_STATS}"
         f"o AS (SELECT {key} AS key, search, length(search) AS len FROM {table}, "
         "(SELECT to_tsquery('english', array_to_string(%(query)s::text[], %(op)s))) "
         "AS query(q) WHERE memory_id = %(m)s AND search @@ q), "
@@ -438,11 +443,7 @@ def _postings_statement(match: str) -> str:
     follows the number of entries read, not the size of the rows' texts."""
     every = "HAVING count(*) = (SELECT count(*) FROM words) " if match == "all" else ""
     return (
-        "WITH words AS (SELECT DISTINCT w FROM unnest(%(terms)s::text[]) AS t(term), "
-        "unnest(tsvector_to_array(to_tsvector('english', t.term))) AS w), "
-        "stats AS (SELECT coalesce(max(row_count), 0)::float8 AS n, "
-        "coalesce(max(word_count)::float8 / nullif(max(row_count), 0), 1) AS mean "
-        "FROM text_stats WHERE memory_id = %(m)s AND kind = %(kind)s), "
+        f"{_WORDS_AND_STATS}"
         "df AS (SELECT words.w AS word, CASE WHEN i.x > 0 THEN i.x ELSE 1e-6 END AS idf "
         "FROM words CROSS JOIN stats, LATERAL (SELECT coalesce(sum(x.rows), 0)::float8 AS df "
         "FROM text_words AS x WHERE x.memory_id = %(m)s AND x.kind = %(kind)s "
