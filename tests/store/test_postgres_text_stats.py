@@ -56,32 +56,20 @@ def _postings(store: PostgresStore, memory_id: int) -> tuple[set[tuple], set[tup
     """(kept, unpacked): the entries of text_postings and text_words with words held, and
     the same worked out here from each row's tsvector."""
     with store.read(memory_id) as tx:
-        kept = (
-            {
-                ("posting", *r)
-                for r in tx._all(
-                    "SELECT p.kind, p.word, p.key, p.mask, p.a, p.b, p.c, p.d, l.len "
-                    "FROM text_postings AS p "
-                    "LEFT JOIN text_lengths AS l USING (memory_id, kind, key) "
-                    "WHERE p.memory_id = %s",
-                    (memory_id,),
-                )
-            }
-            | {
-                ("length", *r)
-                for r in tx._all(
-                    "SELECT kind, key, len FROM text_lengths WHERE memory_id = %s", (memory_id,)
-                )
-            }
-            | {
-                ("word", *r)
-                for r in tx._all(
-                    "SELECT kind, word, mask, rows FROM text_words "
-                    "WHERE memory_id = %s AND rows > 0",
-                    (memory_id,),
-                )
-            }
-        )
+        kept = {
+            ("posting", *r)
+            for r in tx._all(
+                "SELECT kind, word, key, mask, a, b, c, d, len FROM text_postings "
+                "WHERE memory_id = %s",
+                (memory_id,),
+            )
+        } | {
+            ("word", *r)
+            for r in tx._all(
+                "SELECT kind, word, mask, rows FROM text_words WHERE memory_id = %s AND rows > 0",
+                (memory_id,),
+            )
+        }
         unpacked: set[tuple] = set()
         rows: Counter[tuple] = Counter()
         for kind, table in _TABLES.items():
@@ -93,12 +81,6 @@ def _postings(store: PostgresStore, memory_id: int) -> tuple[set[tuple], set[tup
                 mask = sum(1 << i for i, n in enumerate(counts) if n)
                 unpacked.add(("posting", k, word, ref, mask, *counts, length))
                 rows[k, word, mask] += 1
-            unpacked |= {
-                ("length", kind, int(ref), int(n))
-                for ref, n in tx._all(
-                    f"SELECT {key}, length(search) FROM {table} WHERE memory_id = %s", (memory_id,)
-                )
-            }
         unpacked |= {("word", *key, n) for key, n in rows.items()}
     return kept, unpacked
 

@@ -44,12 +44,14 @@ class PostgresReadTx(TurnReads, SearchReads, VectorReads):
     """Reads of one memory inside one PostgreSQL transaction."""
 
     def counts(self) -> Counts:
-        counted = " UNION ALL ".join(
-            f"SELECT count(*) FROM {table} WHERE memory_id = %(m)s" for table in _COUNTED
+        # One row, a column per count: the rows of a UNION ALL may come back in any order
+        # (a parallel plan appends them as its workers finish).
+        counted = ", ".join(
+            f"(SELECT count(*) FROM {table} WHERE memory_id = %(m)s)" for table in _COUNTED
         )
-        values = self._col(
-            f"{counted} UNION ALL SELECT count(*) FROM merge_proposals "
-            "WHERE memory_id = %(m)s AND status = 'open'",
+        values = self._one(
+            f"SELECT {counted}, (SELECT count(*) FROM merge_proposals "
+            "WHERE memory_id = %(m)s AND status = 'open')",
             {"m": self.memory_id},
         )
         return Counts(*(int(v) for v in values))

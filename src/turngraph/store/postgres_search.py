@@ -12,9 +12,9 @@ distinct words. The memory's row count and total length of each kind are kept by
 (``text_stats``), so a search reads the mean length from one row.
 
 A search whose terms are single words (nearly every one recall makes) does not touch the rows
-at all: triggers keep each row's words with their counts per label (``text_postings``), its
-length (``text_lengths``) and each word's row counts per combination of labels
-(``text_words``, migration 0005), and the search reads the entries of its words through
+at all: triggers keep each row's words with their counts per label and the row's length
+(``text_postings``) and each word's row counts per combination of labels (``text_words``,
+migration 0005), and the search reads the entries of its words through
 their primary keys. Its cost then follows how many rows hold the words, not how long their
 texts are, and a word's document frequency is a few counts summed instead of a count of
 matching rows.
@@ -449,11 +449,9 @@ def _postings_statement(match: str) -> str:
         "FROM text_words AS x WHERE x.memory_id = %(m)s AND x.kind = %(kind)s "
         "AND x.word = words.w AND x.mask & %(mask)s <> 0) AS f, "
         "LATERAL (SELECT ln((stats.n - f.df + 0.5) / (f.df + 0.5)) AS x) AS i), "
-        "p AS (SELECT p.key, l.len, df.idf, p.a * %(wA)s + p.b * %(wB)s + p.c * %(wC)s "
+        "p AS (SELECT p.key, p.len, df.idf, p.a * %(wA)s + p.b * %(wB)s + p.c * %(wC)s "
         "+ p.d * %(wD)s AS tf FROM df JOIN text_postings AS p ON p.memory_id = %(m)s "
-        "AND p.kind = %(kind)s AND p.word = df.word JOIN text_lengths AS l "
-        "ON l.memory_id = %(m)s AND l.kind = %(kind)s AND l.key = p.key "
-        "WHERE p.mask & %(mask)s <> 0) "
+        "AND p.kind = %(kind)s AND p.word = df.word WHERE p.mask & %(mask)s <> 0) "
         f"SELECT p.key, sum(p.idf * p.tf * {K1 + 1} / "
         f"(p.tf + {K1} * ({1 - B} + {B} * p.len / stats.mean))) AS score "
         "FROM p CROSS JOIN stats GROUP BY p.key "

@@ -3,16 +3,15 @@
 -- unpacking the tsvector of every row that holds one of them (postgres_search):
 --
 -- text_postings: one entry per word (a lexeme of the row's search tsvector) and row, with the
---   word's occurrences under each weight label (a, b, c, d) and the labels it occurs under
---   as bits (mask: A 1, B 2, C 4, D 8);
--- text_lengths: each row's length (its distinct words), BM25's length of a matching row;
+--   word's occurrences under each weight label (a, b, c, d), the labels it occurs under as
+--   bits (mask: A 1, B 2, C 4, D 8) and the row's length (its distinct words): all BM25
+--   needs of a matching row, in the primary key's index, so a search reads nothing else;
 -- text_words: how many rows of a memory hold each word under each combination of labels, so
 --   a word's document frequency for any set of fields is a sum of at most 15 counts.
 --
--- An update writes only what changed: a turn's window growing by the next turn adds that
--- turn's words and leaves the entries of the rest as they were. text_postings and
--- text_lengths have no foreign key to memories (the check would cost a lookup for each
--- entry written): the triggers delete a row's entries with the row, so a memory's go with
+-- An update writes only the entries that changed (a row whose length changed changes them
+-- all). text_postings has no foreign key to memories (the check would cost a lookup for each
+-- entry written): the trigger deletes a row's entries with the row, so a memory's go with
 -- its rows.
 CREATE TABLE text_postings (
     memory_id bigint NOT NULL,
@@ -24,15 +23,8 @@ CREATE TABLE text_postings (
     b integer NOT NULL,
     c integer NOT NULL,
     d integer NOT NULL,
-    PRIMARY KEY (memory_id, kind, word, key) INCLUDE (mask, a, b, c, d)
-);
-
-CREATE TABLE text_lengths (
-    memory_id bigint NOT NULL,
-    kind text COLLATE "C" NOT NULL,
-    key bigint NOT NULL,
     len integer NOT NULL,
-    PRIMARY KEY (memory_id, kind, key) INCLUDE (len)
+    PRIMARY KEY (memory_id, kind, word, key) INCLUDE (mask, a, b, c, d, len)
 );
 
 CREATE TABLE text_words (
@@ -61,15 +53,13 @@ CREATE TEMPORARY TABLE rows_posted ON COMMIT DROP AS
     SELECT memory_id, 'observation'::text AS kind, id AS key, search FROM observations
     UNION ALL SELECT memory_id, 'entity', id, search FROM entities
     UNION ALL SELECT memory_id, 'attribute', ref, search FROM attributes;
-INSERT INTO text_postings (memory_id, kind, word, key, mask, a, b, c, d)
-    SELECT r.memory_id, r.kind, e.word, r.key, e.mask, e.a, e.b, e.c, e.d
+INSERT INTO text_postings (memory_id, kind, word, key, mask, a, b, c, d, len)
+    SELECT r.memory_id, r.kind, e.word, r.key, e.mask, e.a, e.b, e.c, e.d, length(r.search)
     FROM rows_posted AS r, text_entries(r.search) AS e;
-INSERT INTO text_lengths (memory_id, kind, key, len)
-    SELECT memory_id, kind, key, length(search) FROM rows_posted;
 INSERT INTO text_words (memory_id, kind, word, mask, rows)
     SELECT memory_id, kind, word, mask, count(*) FROM text_postings
     GROUP BY memory_id, kind, word, mask;
-ANALYZE text_postings, text_lengths, text_words;
+ANALYZE text_postings, text_words;
 
 -- TG_ARGV[0]: the kind of text row the table holds (an attribute is keyed by its ref, the
 -- others by their id). Every statement reaches its entries through the whole key of an
@@ -119,12 +109,14 @@ BEGIN
             WHERE memory_id = m AND kind = TG_ARGV[0] AND word = ANY (gone) AND key = k;
     END IF;
     -- The row's entries, each written only where it is new or changed.
-    INSERT INTO text_postings AS p (memory_id, kind, word, key, mask, a, b, c, d)
-        SELECT m, TG_ARGV[0], e.word, k, e.mask, e.a, e.b, e.c, e.d FROM text_entries(held) AS e
+    INSERT INTO text_postings AS p (memory_id, kind, word, key, mask, a, b, c, d, len)
+        SELECT m, TG_ARGV[0], e.word, k, e.mask, e.a, e.b, e.c, e.d, length(held)
+        FROM text_entries(held) AS e
         ON CONFLICT (memory_id, kind, word, key) DO UPDATE
-        SET mask = excluded.mask, a = excluded.a, b = excluded.b, c = excluded.c, d = excluded.d
-        WHERE (p.mask, p.a, p.b, p.c, p.d)
-            IS DISTINCT FROM (excluded.mask, excluded.a, excluded.b, excluded.c, excluded.d);
+        SET mask = excluded.mask, a = excluded.a, b = excluded.b, c = excluded.c,
+            d = excluded.d, len = excluded.len
+        WHERE (p.mask, p.a, p.b, p.c, p.d, p.len) IS DISTINCT FROM
+            (excluded.mask, excluded.a, excluded.b, excluded.c, excluded.d, excluded.len);
     IF cardinality(less_words) > 0 THEN
         UPDATE text_words SET rows = rows - 1
             WHERE memory_id = m AND kind = TG_ARGV[0] AND word = ANY (less_words)
@@ -135,14 +127,6 @@ BEGIN
             SELECT m, TG_ARGV[0], x.word, x.mask, 1
             FROM unnest(more_words, more_masks) AS x(word, mask)
             ON CONFLICT (memory_id, kind, word, mask) DO UPDATE SET rows = w.rows + 1;
-    END IF;
-    IF TG_OP = 'DELETE' THEN
-        DELETE FROM text_lengths WHERE memory_id = m AND kind = TG_ARGV[0] AND key = k;
-    ELSE
-        INSERT INTO text_lengths AS l (memory_id, kind, key, len)
-            VALUES (m, TG_ARGV[0], k, length(held))
-            ON CONFLICT (memory_id, kind, key) DO UPDATE SET len = excluded.len
-            WHERE l.len <> excluded.len;
     END IF;
     RETURN NULL;
 END $$ LANGUAGE plpgsql;
