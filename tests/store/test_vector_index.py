@@ -148,6 +148,23 @@ def test_a_second_kind_adds_its_weighted_similarity_to_each_rows_own(
             assert score == pytest.approx(expected[ref], abs=1e-5)
 
 
+def test_a_second_kind_without_vectors_leaves_the_index_search_as_it_is(
+    postgres_url: str,
+) -> None:
+    # Notes have no windows: asking to add them finds what the search alone finds.
+    rng = np.random.default_rng(5)
+    own = _unit(rng, 60)
+    query = _unit(rng, 1)[0]
+    with _opened(postgres_url, postgres_exact_vectors_below=10) as store:
+        memory_id = _fill(store, "acme", own, first_ref=1)
+        with store.read(memory_id) as tx:
+            alone = tx.nearest_vectors("observation", query.tobytes(), limit=8)
+            added = tx.nearest_vectors("observation", query.tobytes(), limit=8, add=("window", 0.5))
+        assert alone is not None
+        assert added == alone
+        assert [r for r, _ in alone] == _exact(store, memory_id, query, 8)
+
+
 def test_without_the_extension_vectors_are_searched_in_process_and_the_log_says_so_once(
     postgres_url_without_pgvector: str, caplog: pytest.LogCaptureFixture
 ) -> None:

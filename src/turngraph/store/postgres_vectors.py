@@ -275,7 +275,7 @@ class VectorReads(Statements):
         found = self._index_search(kind, dim, params)
         if len(found) < min(limit, count):
             return self._scored(kind, add, params, None)  # too small a part of the index
-        if add is None:
+        if add is None or not other:  # nothing of the other kind to add to a score
             return _similarities(found)
         # The candidates: the nearest by either kind, each then scored by both. The other
         # kind's nearest are searched like this one's (exactly when the memory has few).
