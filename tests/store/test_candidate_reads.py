@@ -38,3 +38,33 @@ def test_each_entity_gives_its_newest_observations_up_to_the_limit(
     assert two == {ben: [notes[3], notes[1]], cy: [], ana: [notes[2], notes[1]]}
     assert one == {ana: [notes[2]]}
     assert none == {}
+
+
+def test_each_entity_gives_its_strongest_relationships_either_way_round(
+    store: Store, memory_id: int
+) -> None:
+    with store.write(memory_id) as tx:
+        ana, ben, cy, dee = (
+            tx.insert_entity(
+                key=k, name=k, type="person", description="", retrieval_queries=(), now=NOW
+            ).id
+            for k in ("ana", "ben", "cy", "dee")
+        )
+        rels = {}
+        for source, target, weight in ((ana, ben, 1.0), (cy, ana, 3.0), (ana, dee, 2.0)):
+            rel = tx.insert_relationship(source_id=source, type="knows", target_id=target, now=NOW)
+            tx.update_relationship(rel, description="", weight=weight, now=NOW)
+            rels[source, target] = rel
+    with store.read(memory_id) as rtx:
+        found = rtx.neighbour_relationships([dee, ana, ben], limit=2)
+        alone = rtx.entity_relationships(ana, limit=2)
+        none = rtx.neighbour_relationships([], limit=2)
+    assert list(found) == [dee, ana, ben]
+    ids = {e: [r.id for r in found[e]] for e in found}
+    assert ids == {
+        dee: [rels[ana, dee]],
+        ana: [rels[cy, ana], rels[ana, dee]],
+        ben: [rels[ana, ben]],
+    }
+    assert ([r.id for r in alone[0]], alone[1]) == (ids[ana], 3)
+    assert none == {}

@@ -561,8 +561,8 @@ def _expand_neighbours(tx: ReadTx, scores: dict[int, float], relevant: set[int])
         return
     floor = min(scores.values())
     seeds = [e for e in sorted(scores, key=lambda e: -scores[e]) if e in relevant]
-    for entity_id in seeds[:NEIGHBOUR_SEEDS]:
-        rels, _ = tx.entity_relationships(entity_id, limit=NEIGHBOURS)
+    related = tx.neighbour_relationships(seeds[:NEIGHBOUR_SEEDS], limit=NEIGHBOURS)
+    for entity_id, rels in related.items():
         for rel in rels:
             other = rel.target_id if rel.source_id == entity_id else rel.source_id
             decayed = floor + NEIGHBOUR_DECAY * (scores[entity_id] - floor)

@@ -273,12 +273,7 @@ class PostgresReadTx(TurnReads, SearchReads, VectorReads):
             "AND (source_id = %s OR target_id = %s)",
             (m, entity_id, entity_id),
         )[0]
-        rows = self._all(
-            f"{REL_SELECT} WHERE r.memory_id = %s AND (r.source_id = %s OR r.target_id = %s) "
-            "ORDER BY r.weight DESC, r.updated_at DESC, r.id LIMIT %s",
-            (m, entity_id, entity_id, limit),
-        )
-        return [_rel(r) for r in rows], int(total)
+        return self.neighbour_relationships([entity_id], limit=limit)[entity_id], int(total)
 
     def get_relationships(self, ids: Iterable[int]) -> list[RelationshipRow]:
         wanted = list(ids)

@@ -289,6 +289,23 @@ class SearchReads(Statements):
             out[int(entity_id)].append(int(obs_id))
         return out
 
+    def neighbour_relationships(
+        self, ids: Sequence[int], *, limit: int
+    ) -> dict[int, list[RelationshipRow]]:
+        """All entities in one statement: a lateral search of each one's relationships."""
+        out: dict[int, list[RelationshipRow]] = {entity_id: [] for entity_id in ids}
+        if not ids:
+            return out
+        for row in self._all(
+            "SELECT e.id, x.* FROM unnest(%(ids)s::bigint[]) WITH ORDINALITY AS e(id, i), "
+            f"LATERAL ({REL_SELECT} WHERE r.memory_id = %(m)s "
+            "AND (r.source_id = e.id OR r.target_id = e.id) "
+            "ORDER BY r.weight DESC, r.updated_at DESC, r.id LIMIT %(n)s) AS x ORDER BY e.i",
+            {"ids": list(ids), "m": self.memory_id, "n": limit},
+        ):
+            out[int(row[0])].append(_rel(row[1:]))
+        return out
+
     def relationships_among(self, ids: Sequence[int], *, limit: int) -> list[RelationshipRow]:
         if not ids:
             return []

@@ -269,12 +269,7 @@ class SQLiteReadTx(TurnReads, SearchReads):
             "SELECT count(*) FROM relationships WHERE source_id=? OR target_id=?",
             (entity_id, entity_id),
         )[0]
-        rows = self._all(
-            f"{_REL_SELECT} WHERE r.source_id=? OR r.target_id=? "
-            "ORDER BY r.weight DESC, r.updated_at DESC, r.id LIMIT ?",
-            (entity_id, entity_id, limit),
-        )
-        return [_rel(r) for r in rows], total
+        return self.neighbour_relationships([entity_id], limit=limit)[entity_id], total
 
     def get_relationships(self, ids: Iterable[int]) -> list[RelationshipRow]:
         id_list = list(ids)

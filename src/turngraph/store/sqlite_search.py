@@ -262,6 +262,21 @@ class SearchReads:
             )
         return out
 
+    def neighbour_relationships(
+        self, ids: Sequence[int], *, limit: int
+    ) -> dict[int, list[RelationshipRow]]:
+        return {
+            entity_id: [
+                _rel(r)
+                for r in self._all(
+                    f"{_REL_SELECT} WHERE r.source_id=? OR r.target_id=? "
+                    "ORDER BY r.weight DESC, r.updated_at DESC, r.id LIMIT ?",
+                    (entity_id, entity_id, limit),
+                )
+            ]
+            for entity_id in ids
+        }
+
     def relationships_among(self, ids: Sequence[int], *, limit: int) -> list[RelationshipRow]:
         if not ids:
             return []
