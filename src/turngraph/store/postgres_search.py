@@ -461,7 +461,8 @@ def _postings_statement(match: str) -> str:
     every = "HAVING count(*) = (SELECT count(*) FROM words) " if match == "all" else ""
     return (
         f"{_WORDS_AND_STATS}"
-        "df AS (SELECT words.w AS word, CASE WHEN i.x > 0 THEN i.x ELSE 1e-6 END AS idf "
+        "df AS MATERIALIZED (SELECT words.w AS word, "
+        "CASE WHEN i.x > 0 THEN i.x ELSE 1e-6 END AS idf "
         "FROM words CROSS JOIN stats, LATERAL (SELECT coalesce(sum(x.rows), 0)::float8 AS df "
         "FROM text_words AS x WHERE x.memory_id = %(m)s AND x.kind = %(kind)s "
         "AND x.word = words.w AND x.mask & %(mask)s <> 0) AS f, "
@@ -476,9 +477,10 @@ def _postings_statement(match: str) -> str:
     )
 
 
-# A term of ASCII letters and digits alone is one token to PostgreSQL's parser, so at most
-# one word once stemmed (none when it is a stop word).
-_ONE_WORD = re.compile(r"[A-Za-z0-9]+")
+# A term of letters and ASCII digits is one token to PostgreSQL's parser, so at most one word
+# once stemmed (none when it is a stop word); so is one with a possessive or a contraction's
+# "'s" or "'t", which the English dictionary drops as stop words ("caroline's" is 'carolin').
+_ONE_WORD = re.compile(r"(?:[0-9]|[^\W\d_])+(?:'[sStT]?)?")
 
 
 def _single_words(terms: Sequence[str]) -> bool:
