@@ -26,7 +26,7 @@ import json
 import re
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from turngraph.store.base import (
     TEXT_FIELDS,
@@ -384,6 +384,16 @@ _WORDS_AND_STATS = (
 )
 
 
+def _bm25(idf: str, tf: str, length: str) -> str:
+    """One word's BM25 contribution to a row's score. The constants are float8: a bare
+    decimal is numeric to PostgreSQL, and numeric arithmetic on every matching row cost more
+    than reading the row."""
+    return (
+        f"{idf} * {tf} * {K1 + 1}::float8 / "
+        f"({tf} + {K1}::float8 * ({1 - B}::float8 + {B}::float8 * {length} / stats.mean))"
+    )
+
+
 def bm25_query(
     memory_id: int, search: TextSearch, *, postings: bool | None = None
 ) -> tuple[str, dict[str, object]]:
@@ -403,7 +413,8 @@ def bm25_query(
         **{f"w{label}": weight for label, weight in weights.items()},
     }
     if _single_words(search.terms) if postings is None else postings:
-        return _postings_statement(search.match), {**params, "mask": _mask(labels)}
+        match = "one" if len(search.terms) == 1 else search.match
+        return _postings_statement(match), {**params, "mask": _mask(labels)}
     params |= {
         "query": [_quoted(term, labels) for term in search.terms],
         "op": " | " if search.match == "any" else " & ",
@@ -441,8 +452,7 @@ def _bm25_statement(kind: str, match: str) -> str:
         "FROM o, unnest(ts_delete(o.search, tsvector_to_array(ts_delete(o.search, "
         "(SELECT array_agg(w) FROM words))))) AS u), "
         f"df AS ({df}) "
-        f"SELECT h.key, sum(i.idf * h.tf * {K1 + 1} / "
-        f"(h.tf + {K1} * ({1 - B} + {B} * h.len / stats.mean))) AS score "
+        f"SELECT h.key, sum({_bm25('i.idf', 'h.tf', 'h.len')}) AS score "
         "FROM h JOIN df USING (word) CROSS JOIN stats, "
         "LATERAL (SELECT CASE WHEN x > 0 THEN x ELSE 1e-6 END AS idf FROM "
         "(SELECT ln((stats.n - df.df + 0.5) / (df.df + 0.5)) AS x) AS z) AS i "
@@ -451,13 +461,15 @@ def _bm25_statement(kind: str, match: str) -> str:
 
 
 @cache
-def _postings_statement(match: str) -> str:
+def _postings_statement(match: Literal["any", "all", "one"]) -> str:
     """The BM25 search of one kind of row when every term is at most one word (see
     ``_single_words``), read from ``text_postings`` and ``text_words`` instead of the rows: the
     entries of the terms' words, each word's document frequency in the fields searched (the
     rows holding it under one of their labels, ``%(mask)s``), and the rows holding one of the
     words there (any) or all of them (all). It ranks as ``_bm25_statement`` does; its cost
-    follows the number of entries read, not the size of the rows' texts."""
+    follows the number of entries read, not the size of the rows' texts. A search of one
+    term (``one``: any and all alike) reads at most one entry a row, so it ranks the entries
+    without grouping them by row."""
     every = "HAVING count(*) = (SELECT count(*) FROM words) " if match == "all" else ""
     return (
         f"{_WORDS_AND_STATS}"
@@ -470,10 +482,13 @@ def _postings_statement(match: str) -> str:
         "p AS (SELECT p.key, p.len, df.idf, p.a * %(wA)s + p.b * %(wB)s + p.c * %(wC)s "
         "+ p.d * %(wD)s AS tf FROM df JOIN text_postings AS p ON p.memory_id = %(m)s "
         "AND p.kind = %(kind)s AND p.word = df.word WHERE p.mask & %(mask)s <> 0) "
-        f"SELECT p.key, sum(p.idf * p.tf * {K1 + 1} / "
-        f"(p.tf + {K1} * ({1 - B} + {B} * p.len / stats.mean))) AS score "
-        "FROM p CROSS JOIN stats GROUP BY p.key "
-        f"{every}ORDER BY score DESC, p.key LIMIT %(limit)s"
+        + (
+            f"SELECT p.key, {_bm25('p.idf', 'p.tf', 'p.len')} AS score FROM p CROSS JOIN stats "
+            if match == "one"
+            else f"SELECT p.key, sum({_bm25('p.idf', 'p.tf', 'p.len')}) AS score "
+            f"FROM p CROSS JOIN stats GROUP BY p.key {every}"
+        )
+        + "ORDER BY score DESC, p.key LIMIT %(limit)s"
     )
 
 
