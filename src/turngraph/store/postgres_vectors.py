@@ -17,12 +17,15 @@ not yet indexed. A vector written to a memory past the threshold is indexed; the
 finds older rows of that memory still outside marks up to :data:`MARK_BATCH` of them, so the
 index takes them in over the following writes rather than in one long one (an open marks
 whatever is left). A memory is searched through the index only once all its rows of the kind
-are in it, with ``hnsw.ef_search`` at least twice the rows asked for (and pgvector's iterative
+are in it, with a ``hnsw.ef_search`` above the rows asked for (and pgvector's iterative
 scan from 0.8), and exactly if the index still returns fewer rows than asked for: the index
 covers every large memory, and a search filtered to one of them can under-return when it is
-a small part of it. The processes on one database should share ``exact_below`` (a writer
-marks by its own; a reader uses the index only for a memory wholly in it, so a mismatch costs
-speed, never hits).
+a small part of it. ``ef_search`` is the rows asked for over the share of the memory's
+indexed vectors that are of the kind searched, plus a quarter (a memory of notes alone
+searches its notes with 375 for 300 rows; one of turns, whose windows are indexed too, with
+about twice that): the graph search's cost grows with it. The processes on one database
+should share ``exact_below`` (a writer marks by its own; a reader uses the index only for a
+memory wholly in it, so a mismatch costs speed, never hits).
 
 Where the extension cannot be created (not installed, or the URL's user may not create it),
 or ``Settings.postgres_vector_index`` is off, nothing of this exists: the store says so once
@@ -50,6 +53,7 @@ log = logging.getLogger("turngraph")
 HNSW_MAX_DIMENSION = 2_000  # pgvector indexes vectors of at most this many dimensions
 EXACT_BELOW = 2_000  # a memory's vectors of one kind searched exactly up to this many
 EF_SEARCH_MIN = 100
+EF_MARGIN = 1.25  # ef_search over the rows the memory's share of the index should give
 EF_SEARCH_MAX = 1_000  # pgvector's ceiling
 _BACKFILL_BATCH = 1_000
 MARK_BATCH = 64  # older rows a write to a memory past the threshold brings into the index
@@ -262,7 +266,7 @@ class VectorReads(Statements):
         if not index.enabled:
             return None
         other_kind = kind if add is None else add[0]
-        unembedded, count, waiting, other, other_waiting = self._stats(kind, other_kind)
+        unembedded, count, waiting, other, other_waiting, indexed = self._stats(kind, other_kind)
         if unembedded:
             return None  # written by a process that opened the database before pgvector
         text = vector_text(query)
@@ -272,7 +276,7 @@ class VectorReads(Statements):
         params: dict[str, object] = {"m": self.memory_id, "q": text, "n": limit}
         if not self._indexed(count, waiting, dim):
             return self._scored(kind, add, params, None)
-        found = self._index_search(kind, dim, params)
+        found = self._index_search(kind, dim, params, indexed / count)
         if len(found) < min(limit, count):
             return self._scored(kind, add, params, None)  # too small a part of the index
         if add is None or not other:  # nothing of the other kind to add to a score
@@ -281,24 +285,27 @@ class VectorReads(Statements):
         # kind's nearest are searched like this one's (exactly when the memory has few).
         refs = {int(r[0]) for r in found}
         if other and self._indexed(other, other_waiting, dim):
-            refs.update(int(r[0]) for r in self._index_search(add[0], dim, params))
+            refs.update(int(r[0]) for r in self._index_search(add[0], dim, params, indexed / other))
         elif other:
             refs.update(r for r, _ in self._scored(add[0], None, params, None))
         return self._scored(kind, add, params, sorted(refs))
 
-    def _stats(self, kind: str, other: str) -> tuple[bool, int, int, int, int]:
-        """Whether the memory has vectors of either kind without an embedding, and for each
-        kind its vectors and how many of them are outside the index (``vector_stats``)."""
+    def _stats(self, kind: str, other: str) -> tuple[bool, int, int, int, int, int]:
+        """Whether the memory has vectors of either kind without an embedding; for each kind
+        its vectors and how many of them are outside the index; and the memory's vectors in
+        the index, of every kind (``vector_stats``)."""
         row = self._one(
             "SELECT EXISTS (SELECT 1 FROM vectors WHERE memory_id = %(m)s "
             "AND kind = ANY(%(kinds)s) AND embedding IS NULL), "
-            "s.vectors, s.unindexed, o.vectors, o.unindexed "
+            "s.vectors, s.unindexed, o.vectors, o.unindexed, "
+            "(SELECT sum(vectors - unindexed) FROM vector_stats WHERE memory_id = %(m)s) "
             "FROM (SELECT 1) AS one "
             "LEFT JOIN vector_stats s ON s.memory_id = %(m)s AND s.kind = %(k)s "
             "LEFT JOIN vector_stats o ON o.memory_id = %(m)s AND o.kind = %(o)s",
             {"m": self.memory_id, "kinds": sorted({kind, other}), "k": kind, "o": other},
         )
-        return bool(row[0]), int(row[1] or 0), int(row[2] or 0), int(row[3] or 0), int(row[4] or 0)
+        count, waiting, others, others_waiting, indexed = (int(v or 0) for v in row[1:6])
+        return bool(row[0]), count, waiting, others, others_waiting, indexed
 
     def _indexed(self, count: int, waiting: int, dim: int) -> bool:
         """Whether ``count`` vectors of ``dim`` dimensions, ``waiting`` of them not yet
@@ -310,10 +317,13 @@ class VectorReads(Statements):
             index.dimensions.update(_indexed_dimensions(self.conn))
         return dim in index.dimensions
 
-    def _index_search(self, kind: str, dim: int, params: dict[str, object]) -> list[Any]:
-        """The memory's rows of ``kind`` nearest the query, through the HNSW index."""
+    def _index_search(
+        self, kind: str, dim: int, params: dict[str, object], spread: float
+    ) -> list[Any]:
+        """The memory's rows of ``kind`` nearest the query, through the HNSW index, of which
+        they are ``1 / spread`` of the memory's part."""
         limit = int(str(params["n"]))
-        ef = min(EF_SEARCH_MAX, max(EF_SEARCH_MIN, 2 * limit))
+        ef = min(EF_SEARCH_MAX, max(EF_SEARCH_MIN, math.ceil(limit * spread * EF_MARGIN)))
         # Without a sort the planner can only read the order from the HNSW index (it would
         # otherwise sort the memory's rows, found by their key, when its figures make that
         # look cheaper); the setting is put back after the search.
