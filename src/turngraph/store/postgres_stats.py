@@ -8,9 +8,15 @@ window took 4.5 ms a turn on a 150-turn memory that way, 1.2 ms analyzed, and th
 with the square of the memory's size). Autovacuum analyzes a table only once a tenth of it
 changed, so a new memory beside large ones can grow far before that.
 
-So a store analyzes the memory-scoped tables itself, on a thread of its own, when a memory's
-write count (``memories.writes``) reaches a power of two from :data:`ANALYZE_FROM` on: a
-memory's statistics are then never off by more than about a factor of two, at a cost that
+The same holds for the visibility map. A text search reads a word's entries in
+``text_postings`` by an index-only scan, which must visit the table for every entry on a page
+not yet marked all-visible. Autovacuum marks pages only once a fifth of a table is new, so
+the newest entries (those most searched) are the slow ones: a word of 7,400 entries on 100,000
+notes took 15-36 ms in a recall with a third of the pages unmarked and 6-12 ms with none.
+
+So a store vacuums and analyzes the memory-scoped tables itself, on a thread of its own, when
+a memory's write count (``memories.writes``) reaches a power of two from :data:`ANALYZE_FROM`
+on: a memory's statistics are then never off by more than about a factor of two, at a cost that
 grows with the logarithm of its writes. At most one runs at a time per store, and none within
 :data:`ANALYZE_GAP_SECONDS` of the last; a growing memory asks again at its next power of two.
 """
@@ -37,7 +43,7 @@ ANALYZE_GAP_SECONDS = 30.0  # the least time between two runs of one store
 
 
 class StatisticsRefresh:
-    """Runs ``ANALYZE`` on the memory-scoped tables when :meth:`after_write` says a memory
+    """Runs ``VACUUM (ANALYZE)`` on the memory-scoped tables when :meth:`after_write` says a memory
     reached a power of two writes; ``lease`` gives a pooled connection."""
 
     def __init__(self, lease: Callable[[], AbstractContextManager[Conn]]) -> None:
@@ -76,7 +82,7 @@ class StatisticsRefresh:
                 ]
                 if tables:
                     conn.execute(
-                        sql.SQL("ANALYZE {}").format(
+                        sql.SQL("VACUUM (ANALYZE, SKIP_LOCKED) {}").format(
                             sql.SQL(", ").join(sql.Identifier(t) for t in tables)
                         )
                     )
