@@ -11,13 +11,49 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import psycopg
+from psycopg.adapt import Dumper
+
 from turngraph.store.postgres_schema import Conn
 
 Params = Sequence[Any] | Mapping[str, Any]
 
+
+class IntArray(list[int]):
+    """A list of ints sent as one ``bigint[]`` literal. psycopg adapts a plain list element
+    by element, choosing each one's type: 1.2 ms for the 600 ids of a recall's candidates,
+    against 0.03 ms to write the literal (each ``int()`` keeps it well formed)."""
+
+
+class _IntArrayDumper(Dumper):
+    oid = psycopg.adapters.types["int8"].array_oid
+
+    def dump(self, obj: IntArray) -> bytes:
+        return ("{" + ",".join(str(int(v)) for v in obj) + "}").encode()
+
+
+psycopg.adapters.register_dumper(IntArray, _IntArrayDumper)
+
+
+def _arrays(params: Params) -> Params:
+    """``params`` with each non-empty list of ints (``bool`` is not one) as an IntArray."""
+
+    def fast(value: Any) -> Any:
+        if type(value) is list and value and all(type(v) is int for v in value):
+            return IntArray(value)
+        return value
+
+    if isinstance(params, Mapping):
+        return {key: fast(value) for key, value in params.items()}
+    return [fast(value) for value in params]
+
+
+REL_COLS = (
+    "r.id, r.source_id, s.name, r.type, r.target_id, t.name, r.description, r.weight, "
+    "r.memory_category, r.valid_from, r.valid_until, s.type, t.type, s.key, t.key"
+)
 REL_SELECT = (
-    "SELECT r.id, r.source_id, s.name, r.type, r.target_id, t.name, r.description, r.weight, "
-    "r.memory_category, r.valid_from, r.valid_until, s.type, t.type, s.key, t.key "
+    f"SELECT {REL_COLS} "
     "FROM relationships r "
     "JOIN entities s ON s.memory_id = r.memory_id AND s.id = r.source_id "
     "JOIN entities t ON t.memory_id = r.memory_id AND t.id = r.target_id"
@@ -47,16 +83,18 @@ class Statements:
         self.conn = conn
         self.memory_id = memory_id
 
+    # Every statement's lists of ints go as bigint[] literals (IntArray).
+
     def _one(self, sql: str, params: Params = ()) -> Any:
-        return self.conn.execute(sql, params).fetchone()
+        return self.conn.execute(sql, _arrays(params)).fetchone()
 
     def _all(self, sql: str, params: Params = ()) -> list[Any]:
-        return self.conn.execute(sql, params).fetchall()
+        return self.conn.execute(sql, _arrays(params)).fetchall()
 
     def _col(self, sql: str, params: Params = ()) -> list[Any]:
         """The first column of every row."""
-        return [r[0] for r in self.conn.execute(sql, params).fetchall()]
+        return [r[0] for r in self.conn.execute(sql, _arrays(params)).fetchall()]
 
     def _run(self, sql: str, params: Params = ()) -> int:
         """Run a statement; how many rows it changed."""
-        return self.conn.execute(sql, params).rowcount
+        return self.conn.execute(sql, _arrays(params)).rowcount

@@ -38,7 +38,14 @@ from turngraph.store.base import (
     TextSearch,
     TurnRow,
 )
-from turngraph.store.postgres_rows import ATTR_COLS, ATTR_FROM, REL_SELECT, TURN_SELECT, Statements
+from turngraph.store.postgres_rows import (
+    ATTR_COLS,
+    ATTR_FROM,
+    REL_COLS,
+    REL_SELECT,
+    TURN_SELECT,
+    Statements,
+)
 from turngraph.store.sqlite_rows import _attr, _rel, _turn, to_db
 
 # The table of each kind of text row and the weight label of each of its fields.
@@ -292,15 +299,20 @@ class SearchReads(Statements):
     def neighbour_relationships(
         self, ids: Sequence[int], *, limit: int
     ) -> dict[int, list[RelationshipRow]]:
-        """All entities in one statement: a lateral search of each one's relationships."""
+        """All entities in one statement: a lateral search of each one's relationships, whose
+        ends' names are read for the chosen ones only (joined inside the search, they were
+        read for every relationship of the entity)."""
         out: dict[int, list[RelationshipRow]] = {entity_id: [] for entity_id in ids}
         if not ids:
             return out
         for row in self._all(
-            "SELECT e.id, x.* FROM unnest(%(ids)s::bigint[]) WITH ORDINALITY AS e(id, i), "
-            f"LATERAL ({REL_SELECT} WHERE r.memory_id = %(m)s "
-            "AND (r.source_id = e.id OR r.target_id = e.id) "
-            "ORDER BY r.weight DESC, r.updated_at DESC, r.id LIMIT %(n)s) AS x ORDER BY e.i",
+            f"SELECT e.id, {REL_COLS} FROM unnest(%(ids)s::bigint[]) WITH ORDINALITY AS e(id, i), "
+            "LATERAL (SELECT * FROM relationships WHERE memory_id = %(m)s "
+            "AND (source_id = e.id OR target_id = e.id) "
+            "ORDER BY weight DESC, updated_at DESC, id LIMIT %(n)s) AS r "
+            "JOIN entities s ON s.memory_id = r.memory_id AND s.id = r.source_id "
+            "JOIN entities t ON t.memory_id = r.memory_id AND t.id = r.target_id "
+            "ORDER BY e.i, r.weight DESC, r.updated_at DESC, r.id",
             {"ids": list(ids), "m": self.memory_id, "n": limit},
         ):
             out[int(row[0])].append(_rel(row[1:]))
