@@ -62,15 +62,16 @@ def _index_scans(
     store: PostgresStore, memory_id: int, query: Matrix, n: int
 ) -> tuple[list[int], int]:
     """The store's nearest refs, and how many scans of the HNSW index that search made (read
-    in the search's own transaction: a read nested in a write shares its connection)."""
+    before and after it in its own transaction: a read nested in a write shares its
+    connection, and a backend's counts reach the shared statistics only now and then)."""
+    counted = "SELECT pg_stat_get_xact_numscans(%s::regclass)"
     with store.write(memory_id) as tx:
+        before = tx.conn.execute(counted, (f"vectors_hnsw_{DIM}",)).fetchone()
         found = tx.nearest_vectors("observation", query.tobytes(), limit=n)
-        scans = tx.conn.execute(
-            "SELECT pg_stat_get_xact_numscans(%s::regclass)", (f"vectors_hnsw_{DIM}",)
-        ).fetchone()
+        after = tx.conn.execute(counted, (f"vectors_hnsw_{DIM}",)).fetchone()
     assert found is not None
-    assert scans is not None
-    return [r for r, _ in found], int(scans[0])
+    assert before is not None and after is not None
+    return [r for r, _ in found], int(after[0]) - int(before[0])
 
 
 def test_a_memory_past_the_exact_threshold_is_searched_through_the_hnsw_index(
@@ -84,6 +85,22 @@ def test_a_memory_past_the_exact_threshold_is_searched_through_the_hnsw_index(
             found, scans = _index_scans(store, memory_id, query, 10)
             assert scans > 0
             assert found == _exact(store, memory_id, query, 10)
+
+
+def test_a_search_the_other_memories_leave_short_is_made_again_wider_not_exactly(
+    postgres_url: str,
+) -> None:
+    # Two memories of 400 each in the index: asked for 90, the first search (ef_search 100,
+    # from the memory's own vectors, all of one kind) finds about half from this memory; the
+    # second, at pgvector's ceiling, finds them all, so the memory is not scanned exactly.
+    rng = np.random.default_rng(9)
+    with _opened(postgres_url, postgres_exact_vectors_below=100) as store:
+        memory_id = _fill(store, "acme", _unit(rng, 400), first_ref=1)
+        _fill(store, "other", _unit(rng, 400), first_ref=1_000)
+        for query in _unit(rng, 3):
+            found, scans = _index_scans(store, memory_id, query, 90)
+            assert scans == 2
+            assert found == _exact(store, memory_id, query, 90)
 
 
 def test_a_small_memory_beside_a_large_one_still_gets_every_hit_it_asks_for(

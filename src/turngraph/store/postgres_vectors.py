@@ -21,9 +21,11 @@ are in it, with a ``hnsw.ef_search`` above the rows asked for (and pgvector's it
 scan from 0.8), and exactly if the index still returns fewer rows than asked for: the index
 covers every large memory, and a search filtered to one of them can under-return when it is
 a small part of it. ``ef_search`` is the rows asked for over the share of the memory's
-indexed vectors that are of the kind searched, plus a quarter (a memory of notes alone
-searches its notes with 375 for 300 rows; one of turns, whose windows are indexed too, with
-about twice that): the graph search's cost grows with it. The processes on one database
+indexed vectors that are of the kind searched, plus a quarter where that share is below one
+(a memory of notes alone searches its notes with 300 for 300 rows; one of turns, whose
+windows are indexed too, with about 750): the graph search's cost grows with it. A search
+that returns fewer rows than asked for (the index also holds other memories) is made again
+with pgvector's ceiling before the memory is searched exactly. The processes on one database
 should share ``exact_below`` (a writer marks by its own; a reader uses the index only for a
 memory wholly in it, so a mismatch costs speed, never hits).
 
@@ -276,7 +278,7 @@ class VectorReads(Statements):
         params: dict[str, object] = {"m": self.memory_id, "q": text, "n": limit}
         if not self._indexed(count, waiting, dim):
             return self._scored(kind, add, params, None)
-        found = self._index_search(kind, dim, params, indexed / count)
+        found = self._index_search(kind, dim, params, count, indexed)
         if len(found) < min(limit, count):
             return self._scored(kind, add, params, None)  # too small a part of the index
         if add is None or not other:  # nothing of the other kind to add to a score
@@ -285,7 +287,7 @@ class VectorReads(Statements):
         # kind's nearest are searched like this one's (exactly when the memory has few).
         refs = {int(r[0]) for r in found}
         if other and self._indexed(other, other_waiting, dim):
-            refs.update(int(r[0]) for r in self._index_search(add[0], dim, params, indexed / other))
+            refs.update(int(r[0]) for r in self._index_search(add[0], dim, params, other, indexed))
         elif other:
             refs.update(r for r, _ in self._scored(add[0], None, params, None))
         return self._scored(kind, add, params, sorted(refs))
@@ -318,12 +320,22 @@ class VectorReads(Statements):
         return dim in index.dimensions
 
     def _index_search(
-        self, kind: str, dim: int, params: dict[str, object], spread: float
+        self, kind: str, dim: int, params: dict[str, object], rows: int, indexed: int
     ) -> list[Any]:
-        """The memory's rows of ``kind`` nearest the query, through the HNSW index, of which
-        they are ``1 / spread`` of the memory's part."""
-        limit = int(str(params["n"]))
-        ef = min(EF_SEARCH_MAX, max(EF_SEARCH_MIN, math.ceil(limit * spread * EF_MARGIN)))
+        """The memory's rows of ``kind`` (``rows`` of the memory's ``indexed``) nearest the
+        query, through the HNSW index."""
+        want = min(int(str(params["n"])), rows)
+        # Where the memory's indexed vectors are all of this kind the share holds exactly.
+        spread = indexed / max(rows, 1)
+        margin = EF_MARGIN if spread > 1 else 1.0
+        ef = min(EF_SEARCH_MAX, max(EF_SEARCH_MIN, math.ceil(want * spread * margin)))
+        found = self._graph_search(kind, dim, params, ef)
+        if len(found) < want and ef < EF_SEARCH_MAX:  # other memories took part of it
+            found = self._graph_search(kind, dim, params, EF_SEARCH_MAX)
+        return found
+
+    def _graph_search(self, kind: str, dim: int, params: dict[str, object], ef: int) -> list[Any]:
+        """One HNSW search with ``hnsw.ef_search`` at ``ef``."""
         # Without a sort the planner can only read the order from the HNSW index (it would
         # otherwise sort the memory's rows, found by their key, when its figures make that
         # look cheaper); the setting is put back after the search.
