@@ -260,6 +260,7 @@ class VectorReads(Statements):
     """Mixed into :class:`~turngraph.store.postgres_read.PostgresReadTx`."""
 
     vector_index: VectorIndex = NO_INDEX
+    _query_text: tuple[bytes, str | None] = (b"", None)
 
     def nearest_vectors(
         self, kind: str, query: bytes, *, limit: int, add: tuple[str, float] | None = None
@@ -271,7 +272,9 @@ class VectorReads(Statements):
         unembedded, count, waiting, other, other_waiting, indexed = self._stats(kind, other_kind)
         if unembedded:
             return None  # written by a process that opened the database before pgvector
-        text = vector_text(query)
+        if self._query_text[0] != query:  # a recall searches two kinds with one query
+            self._query_text = (query, vector_text(query))
+        text = self._query_text[1]
         if text is None or limit <= 0 or count == 0:
             return []
         dim = len(query) // 4
@@ -338,24 +341,25 @@ class VectorReads(Statements):
         """One HNSW search with ``hnsw.ef_search`` at ``ef``."""
         # Without a sort the planner can only read the order from the HNSW index (it would
         # otherwise sort the memory's rows, found by their key, when its figures make that
-        # look cheaper); the setting is put back after the search.
-        sort = self._one(
-            "SELECT current_setting('enable_sort'), set_config('enable_sort', 'off', true), "
-            "set_config('hnsw.ef_search', %s, true)",
-            (str(ef),),
-        )[0]
-        if self.vector_index.iterative:
-            self._one("SELECT set_config('hnsw.iterative_scan', 'strict_order', true)")
-        try:
-            return self._all(
+        # look cheaper); the setting goes back to the session's after the search. The
+        # settings, the search and the reset travel together: one round trip, not three.
+        with self.conn.pipeline():
+            self.conn.execute(
+                "SELECT set_config('enable_sort', 'off', true), "
+                "set_config('hnsw.ef_search', %s, true)",
+                (str(ef),),
+            )
+            if self.vector_index.iterative:
+                self.conn.execute("SELECT set_config('hnsw.iterative_scan', 'strict_order', true)")
+            found = self.conn.execute(
                 f"SELECT ref, 1 - (embedding::vector({dim}) <=> %(q)s::vector({dim})) "
                 "FROM vectors WHERE memory_id = %(m)s AND kind = %(k)s "
                 f"AND vector_dims(embedding) = {dim} AND indexed "
                 f"ORDER BY embedding::vector({dim}) <=> %(q)s::vector({dim}) LIMIT %(n)s",
                 {**params, "k": kind},
             )
-        finally:
-            self._one("SELECT set_config('enable_sort', %s, true)", (sort,))
+            self.conn.execute("SET LOCAL enable_sort TO DEFAULT")
+        return found.fetchall()
 
     def _scored(
         self,
