@@ -51,7 +51,9 @@ def test_each_entity_gives_its_strongest_relationships_either_way_round(
             for k in ("ana", "ben", "cy", "dee")
         )
         rels = {}
-        for source, target, weight in ((ana, ben, 1.0), (cy, ana, 3.0), (ana, dee, 2.0)):
+        # ben's own relationship to itself is one relationship, read once.
+        edges = ((ana, ben, 1.0), (cy, ana, 3.0), (ana, dee, 2.0), (ben, ben, 0.5))
+        for source, target, weight in edges:
             rel = tx.insert_relationship(source_id=source, type="knows", target_id=target, now=NOW)
             tx.update_relationship(rel, description="", weight=weight, now=NOW)
             rels[source, target] = rel
@@ -59,12 +61,15 @@ def test_each_entity_gives_its_strongest_relationships_either_way_round(
         found = rtx.neighbour_relationships([dee, ana, ben], limit=2)
         alone = rtx.entity_relationships(ana, limit=2)
         none = rtx.neighbour_relationships([], limit=2)
+        wide = rtx.neighbour_relationships([ben], limit=5)
     assert list(found) == [dee, ana, ben]
     ids = {e: [r.id for r in found[e]] for e in found}
     assert ids == {
         dee: [rels[ana, dee]],
         ana: [rels[cy, ana], rels[ana, dee]],
-        ben: [rels[ana, ben]],
+        ben: [rels[ana, ben], rels[ben, ben]],
     }
     assert ([r.id for r in alone[0]], alone[1]) == (ids[ana], 3)
     assert none == {}
+    assert [r.id for r in wide[ben]] == [rels[ana, ben], rels[ben, ben]]
+    assert [r.id for r in wide[ben]] == [rels[ana, ben], rels[ben, ben]]

@@ -72,7 +72,8 @@ def _index_scans(
         # The search turns sorting off for itself only: the rest of the transaction sorts.
         assert tx.conn.execute("SHOW enable_sort").fetchone() == ("on",)
     assert found is not None
-    assert before is not None and after is not None
+    assert before is not None
+    assert after is not None
     return [r for r, _ in found], int(after[0]) - int(before[0])
 
 

@@ -299,17 +299,22 @@ class SearchReads(Statements):
     def neighbour_relationships(
         self, ids: Sequence[int], *, limit: int
     ) -> dict[int, list[RelationshipRow]]:
-        """All entities in one statement: a lateral search of each one's relationships, whose
-        ends' names are read for the chosen ones only (joined inside the search, they were
-        read for every relationship of the entity)."""
+        """All entities in one statement: for each, its strongest relationships as source and
+        as target, each read in the order of an index (migration 0007), merged, and only
+        then joined to their ends' names."""
         out: dict[int, list[RelationshipRow]] = {entity_id: [] for entity_id in ids}
         if not ids:
             return out
+        strongest = (
+            "(SELECT id, weight, updated_at FROM relationships WHERE memory_id = %(m)s "
+            "AND {end} = e.id ORDER BY weight DESC, updated_at DESC, id LIMIT %(n)s)"
+        )
         for row in self._all(
             f"SELECT e.id, {REL_COLS} FROM unnest(%(ids)s::bigint[]) WITH ORDINALITY AS e(id, i), "
-            "LATERAL (SELECT * FROM relationships WHERE memory_id = %(m)s "
-            "AND (source_id = e.id OR target_id = e.id) "
-            "ORDER BY weight DESC, updated_at DESC, id LIMIT %(n)s) AS r "
+            f"LATERAL (SELECT id FROM ({strongest.format(end='source_id')} UNION "
+            f"{strongest.format(end='target_id')}) AS u "
+            "ORDER BY weight DESC, updated_at DESC, id LIMIT %(n)s) AS chosen "
+            "JOIN relationships r ON r.memory_id = %(m)s AND r.id = chosen.id "
             "JOIN entities s ON s.memory_id = r.memory_id AND s.id = r.source_id "
             "JOIN entities t ON t.memory_id = r.memory_id AND t.id = r.target_id "
             "ORDER BY e.i, r.weight DESC, r.updated_at DESC, r.id",
