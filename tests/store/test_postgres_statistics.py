@@ -5,22 +5,41 @@ the tables."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import pytest
 
-from .conftest import NOW
+from .conftest import NOW, insert_note
 
 pytest.importorskip("psycopg")  # the postgres extra; `make test` installs it
 
+from turngraph.store import postgres_stats
 from turngraph.store.postgres import PostgresStore
 from turngraph.store.postgres_stats import ANALYZE_FROM
 
 
-def _analyzed(store: PostgresStore, table: str, *, vacuumed: bool = False) -> bool:
-    column = "last_vacuum" if vacuumed else "last_analyze"
+def _stamp(store: PostgresStore, table: str, column: str) -> object:
+    """When ``table`` was last vacuumed or analyzed (``column``) other than by autovacuum."""
     with store.read(0) as tx:
         row = tx._one(f"SELECT {column} FROM pg_stat_user_tables WHERE relname = %s", (table,))
-    return row is not None and row[0] is not None
+    return None if row is None else row[0]
+
+
+def _analyzed(store: PostgresStore, table: str, *, vacuumed: bool = False) -> bool:
+    return _stamp(store, table, "last_vacuum" if vacuumed else "last_analyze") is not None
+
+
+def _wait_for(done: Callable[[], bool], what: str, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def _add_notes(store: PostgresStore, memory_id: int, n: int, first: int) -> None:
+    with store.write(memory_id) as tx:  # one write transaction, n observations
+        for i in range(first, first + n):
+            insert_note(tx, f"n{i}", f"note number {i}")
 
 
 def test_the_memory_scoped_tables_are_vacuumed_and_analyzed_when_a_memory_reaches_64_writes(
@@ -43,5 +62,42 @@ def test_the_memory_scoped_tables_are_vacuumed_and_analyzed_when_a_memory_reache
         # Vacuumed too: the text entries' index-only scans need the visibility map.
         assert _analyzed(store, "text_postings", vacuumed=True)
         assert not _analyzed(store, "principals")  # not memory-scoped: left to autovacuum
+    finally:
+        store.close()
+
+
+def test_one_write_that_adds_64_observations_asks_for_a_refresh_too(postgres_url: str) -> None:
+    # An import writes a whole session in one transaction: the write count alone would not
+    # reach 64 for a long time.
+    store = PostgresStore(postgres_url)
+    try:
+        memory = store.create_memory(name="acme", visibility="private", retrieval="{}", now=NOW)
+        _add_notes(store, memory.id, ANALYZE_FROM - 1, first=0)
+        time.sleep(0.5)
+        assert not _analyzed(store, "text_postings", vacuumed=True)
+        _add_notes(store, memory.id, 1, first=ANALYZE_FROM - 1)
+        _wait_for(
+            lambda: _analyzed(store, "text_postings", vacuumed=True),
+            "no VACUUM after the 64th observation",
+        )
+    finally:
+        store.close()
+
+
+def test_a_refresh_asked_for_too_soon_after_the_last_runs_once_the_gap_has_passed(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(postgres_stats, "ANALYZE_GAP_SECONDS", 1.5)
+    store = PostgresStore(postgres_url)
+    try:
+        memory = store.create_memory(name="acme", visibility="private", retrieval="{}", now=NOW)
+        _add_notes(store, memory.id, ANALYZE_FROM, first=0)
+        _wait_for(lambda: _analyzed(store, "text_postings", vacuumed=True), "no first VACUUM")
+        first = _stamp(store, "text_postings", "last_vacuum")
+        _add_notes(store, memory.id, ANALYZE_FROM, first=ANALYZE_FROM)  # 128: within the gap
+        _wait_for(
+            lambda: _stamp(store, "text_postings", "last_vacuum") != first,
+            "the refresh asked for within the gap never ran",
+        )
     finally:
         store.close()

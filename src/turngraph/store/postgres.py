@@ -276,7 +276,7 @@ class PostgresStore(AccessRows):
                 _rollback(conn)
                 raise StoreError(f"commit failed: {_reason(exc)}", memory_id=memory_id) from exc
         # Past the memory lock and the connection: fresh planner statistics as it grows.
-        self._statistics.after_write(tx.writes)
+        self._statistics.after_write(tx.writes, memory_id=memory_id, added=tx.observations_added)
 
 
 def _rollback(conn: Conn) -> None:

@@ -17,8 +17,12 @@ notes took 15-36 ms in a recall with a third of the pages unmarked and 6-12 ms w
 So a store vacuums and analyzes the memory-scoped tables itself, on a thread of its own, when
 a memory's write count (``memories.writes``) reaches a power of two from :data:`ANALYZE_FROM`
 on: a memory's statistics are then never off by more than about a factor of two, at a cost that
-grows with the logarithm of its writes. At most one runs at a time per store, and none within
-:data:`ANALYZE_GAP_SECONDS` of the last; a growing memory asks again at its next power of two.
+grows with the logarithm of its writes. A memory that grows by a few large writes (an import:
+``remember_many`` of a whole session is one write) asks too when the observations this
+process added to it reach a power of two from :data:`ANALYZE_FROM`. At most one runs at a time
+per store, and none within :data:`ANALYZE_GAP_SECONDS` of the last: one asked for then runs
+once the gap has passed, so the end of an import is refreshed without waiting for the next
+power of two.
 """
 
 from __future__ import annotations
@@ -43,29 +47,54 @@ ANALYZE_GAP_SECONDS = 30.0  # the least time between two runs of one store
 
 
 class StatisticsRefresh:
-    """Runs ``VACUUM (ANALYZE)`` on the memory-scoped tables when :meth:`after_write` says a memory
-    reached a power of two writes; ``lease`` gives a pooled connection."""
+    """Runs ``VACUUM (ANALYZE)`` on the memory-scoped tables when :meth:`after_write` says a
+    memory reached a power of two writes or added observations; ``lease`` gives a pooled
+    connection."""
 
     def __init__(self, lease: Callable[[], AbstractContextManager[Conn]]) -> None:
         self._lease = lease
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._timer: threading.Timer | None = None
         self._last = -math.inf
+        self._added: dict[int, int] = {}  # observations this process added, by memory
+        self._closed = False
 
-    def after_write(self, writes: int) -> None:
-        """A memory's write committed; ``writes`` is its write count after it."""
-        if writes < ANALYZE_FROM or writes & (writes - 1):
-            return
+    def after_write(self, writes: int, *, memory_id: int = 0, added: int = 0) -> None:
+        """A memory's write committed: ``writes`` is its write count after it, ``added`` the
+        observations it added."""
+        due = writes >= ANALYZE_FROM and not writes & (writes - 1)
+        if added:
+            with self._lock:
+                before = self._added.get(memory_id, 0)
+                self._added[memory_id] = after = before + added
+            # A power of two from ANALYZE_FROM lies in (before, after].
+            due = due or (after >= ANALYZE_FROM and after.bit_length() > before.bit_length())
+        if due:
+            self._ask()
+
+    def _ask(self) -> None:
         with self._lock:
-            now = time.monotonic()
-            busy = self._thread is not None and self._thread.is_alive()
-            if busy or now - self._last < ANALYZE_GAP_SECONDS:
+            if self._closed:
                 return
-            self._last = now
+            busy = self._thread is not None and self._thread.is_alive()
+            wait = self._last + ANALYZE_GAP_SECONDS - time.monotonic()
+            if busy or wait > 0:
+                if self._timer is None:  # once, when the gap has passed
+                    self._timer = threading.Timer(max(wait, 0.1), self._deferred)
+                    self._timer.daemon = True
+                    self._timer.start()
+                return
+            self._last = time.monotonic()
             self._thread = threading.Thread(
                 target=self._analyze, name="turngraph-analyze", daemon=True
             )
             self._thread.start()
+
+    def _deferred(self) -> None:
+        with self._lock:
+            self._timer = None
+        self._ask()
 
     def _analyze(self) -> None:
         try:
@@ -91,7 +120,12 @@ class StatisticsRefresh:
             log.debug("turngraph: planner statistics not refreshed: %s", exc)
 
     def close(self, timeout: float = 10.0) -> None:
-        """Wait for a run in progress (before the store's connections close)."""
+        """Wait for a run in progress (before the store's connections close); none starts
+        after this."""
+        with self._lock:
+            self._closed = True
+            if self._timer is not None:
+                self._timer.cancel()
         thread = self._thread
         if thread is not None:
             thread.join(timeout)

@@ -22,6 +22,7 @@ class PostgresTx(MoreWrites):
     def __init__(self, conn: Conn, memory_id: int, *, writes: int) -> None:
         super().__init__(conn, memory_id)
         self.writes = writes
+        self.observations_added = 0  # for the statistics refresh (postgres_stats)
 
     def next_seq(self) -> int:
         return int(
@@ -72,6 +73,7 @@ class PostgresTx(MoreWrites):
         )
         observation_id = int(row[0])
         self._set_tags(observation_id, tags, new=True)
+        self.observations_added += 1
         return observation_id
 
     def _set_tags(self, observation_id: int, tags: Sequence[str], *, new: bool = False) -> None:
