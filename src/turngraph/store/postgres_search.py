@@ -429,8 +429,11 @@ def bm25_query(
         "limit": search.limit,
         **{f"w{label}": weight for label, weight in weights.items()},
     }
-    if _single_words(search.terms) if postings is None else postings:
-        match = "one" if len(search.terms) == 1 else search.match
+    single = _single_words(search.terms)
+    if single if postings is None else postings:
+        # One term of one word: at most one entry a row (a forced read of the entries may
+        # hold a term of several words, whose entries need adding up by row).
+        match = "one" if len(search.terms) == 1 and single else search.match
         return _postings_statement(match), {**params, "mask": _mask(labels)}
     params |= {
         "query": [_quoted(term, labels) for term in search.terms],

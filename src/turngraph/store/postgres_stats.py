@@ -14,10 +14,11 @@ not yet marked all-visible. Autovacuum marks pages only once a fifth of a table 
 the newest entries (those most searched) are the slow ones: a word of 7,400 entries on 100,000
 notes took 15-36 ms in a recall with a third of the pages unmarked and 6-12 ms with none.
 
-So a store vacuums and analyzes the memory-scoped tables itself, on a thread of its own, when
-a memory's write count (``memories.writes``) reaches a power of two from :data:`ANALYZE_FROM`
-on: a memory's statistics are then never off by more than about a factor of two, at a cost that
-grows with the logarithm of its writes. A memory that grows by a few large writes (an import:
+So a store analyzes the memory-scoped tables itself (and vacuums those recall reads by
+index-only scans: :data:`VACUUMED`), on a thread of its own, when a memory's write count
+(``memories.writes``) reaches a power of two from :data:`ANALYZE_FROM` on: a memory's
+statistics are then never off by more than about a factor of two, at a cost that grows with
+the logarithm of its writes. A memory that grows by a few large writes (an import:
 ``remember_many`` of a whole session is one write) asks too when the observations this
 process added to it reach a power of two from :data:`ANALYZE_FROM`. At most one runs at a time
 per store, and none within :data:`ANALYZE_GAP_SECONDS` of the last: one asked for then runs
@@ -44,12 +45,16 @@ log = logging.getLogger("turngraph")
 
 ANALYZE_FROM = 64  # the first write count that asks for fresh statistics
 ANALYZE_GAP_SECONDS = 30.0  # the least time between two runs of one store
+# The tables recall reads by index-only scans, which the refresh vacuums too. The others are
+# only analyzed: vacuuming `vectors` would have pgvector walk and repair its whole HNSW graph
+# for the rows that marking and rewriting vectors leave dead, holding off an index build.
+VACUUMED = ("observation_entities", "relationships", "text_postings")
 
 
 class StatisticsRefresh:
-    """Runs ``VACUUM (ANALYZE)`` on the memory-scoped tables when :meth:`after_write` says a
-    memory reached a power of two writes or added observations; ``lease`` gives a pooled
-    connection."""
+    """Runs ``ANALYZE`` on the memory-scoped tables (``VACUUM (ANALYZE)`` on those of
+    :data:`VACUUMED`) when :meth:`after_write` says a memory reached a power of two writes or
+    added observations; ``lease`` gives a pooled connection."""
 
     def __init__(self, lease: Callable[[], AbstractContextManager[Conn]]) -> None:
         self._lease = lease
@@ -80,8 +85,9 @@ class StatisticsRefresh:
             busy = self._thread is not None and self._thread.is_alive()
             wait = self._last + ANALYZE_GAP_SECONDS - time.monotonic()
             if busy or wait > 0:
-                if self._timer is None:  # once, when the gap has passed
-                    self._timer = threading.Timer(max(wait, 0.1), self._deferred)
+                if self._timer is None:  # once, when the gap (or a whole one) has passed
+                    delay = wait if wait > 0 else ANALYZE_GAP_SECONDS
+                    self._timer = threading.Timer(delay, self._deferred)
                     self._timer.daemon = True
                     self._timer.start()
                 return
@@ -109,12 +115,18 @@ class StatisticsRefresh:
                         "AND c.relkind = 'r' AND n.nspname = current_schema() ORDER BY 1"
                     ).fetchall()
                 ]
-                if tables:
-                    conn.execute(
-                        sql.SQL("VACUUM (ANALYZE, SKIP_LOCKED) {}").format(
-                            sql.SQL(", ").join(sql.Identifier(t) for t in tables)
+                vacuumed = [t for t in tables if t in VACUUMED]
+                analyzed = [t for t in tables if t not in VACUUMED]
+                for command, names in (
+                    ("VACUUM (ANALYZE, SKIP_LOCKED) {}", vacuumed),
+                    ("ANALYZE {}", analyzed),
+                ):
+                    if names:
+                        conn.execute(
+                            sql.SQL(command).format(
+                                sql.SQL(", ").join(sql.Identifier(t) for t in names)
+                            )
                         )
-                    )
         except (psycopg.Error, StoreError) as exc:
             # The store closing, or the database gone: statistics are an optimization.
             log.debug("turngraph: planner statistics not refreshed: %s", exc)

@@ -17,13 +17,14 @@ not yet indexed. A vector written to a memory past the threshold is indexed; the
 finds older rows of that memory still outside marks up to :data:`MARK_BATCH` of them, so the
 index takes them in over the following writes rather than in one long one (an open marks
 whatever is left). A memory is searched through the index only once all its rows of the kind
-are in it, with a ``hnsw.ef_search`` above the rows asked for (and pgvector's iterative
+are in it, with ``hnsw.ef_search`` at least the rows asked for (and pgvector's iterative
 scan from 0.8), and exactly if the index still returns fewer rows than asked for: the index
 covers every large memory, and a search filtered to one of them can under-return when it is
 a small part of it. ``ef_search`` is the rows asked for over the share of the memory's
 indexed vectors that are of the kind searched, plus a quarter where that share is below one
 (a memory of notes alone searches its notes with 300 for 300 rows; one of turns, whose
-windows are indexed too, with about 750): the graph search's cost grows with it. A search
+windows are indexed too, with about 750): the graph search's cost grows with it, and at
+100,000 notes 99.7% of recall's top-10 hits are those it finds at 600. A search
 that returns fewer rows than asked for (the index also holds other memories) is made again
 with pgvector's ceiling before the memory is searched exactly. The processes on one database
 should share ``exact_below`` (a writer marks by its own; a reader uses the index only for a
