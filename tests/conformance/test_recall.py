@@ -257,6 +257,41 @@ def test_the_vector_cache_patches_to_what_a_full_load_gives(mem: turngraph.Memor
     assert mem.recall("harbor closed", mode="dense").hits[0].source.slug == slugs[2]
 
 
+def test_small_matrices_share_a_budget_and_the_least_recently_searched_go_first(
+    db: turngraph.Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from turngraph.recall import vectors
+
+    # Matrices of at most 3 rows are small; a small one takes 256 rows of room at first.
+    room = 256 * 8 + 256 * 384 * 4
+    monkeypatch.setattr(vectors, "SMALL_ROWS", 3)
+    monkeypatch.setattr(vectors, "SMALL_BUDGET", 2 * room)  # two small matrices fit
+    loads: list[int] = []
+    load = vectors.VectorCache._load
+
+    def counted(tx: object, kind: str, dim: int, version: int) -> object:
+        loads.append(tx.memory_id)  # type: ignore[attr-defined]
+        return load(tx, kind, dim, version)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vectors.VectorCache, "_load", staticmethod(counted))
+    memories = {}
+    for name, notes in (("a", 2), ("b", 2), ("c", 2), ("large", 5)):
+        memories[name] = m = db.create_memory(name)
+        for i in range(notes):
+            m.add_observation(title=f"{name}{i}", content=f"Note {i} of {name} about the harbor.")
+
+    def search(name: str) -> None:
+        m = memories[name]
+        with m._store.read(m._id) as tx:  # type: ignore[attr-defined]
+            vectors.VECTORS.get(m._store, tx, "observation", 384)  # type: ignore[attr-defined]
+
+    for name in ("large", "a", "b", "a", "c", "a", "b", "large"):
+        search(name)
+    # c pushed out b (searched before a last), then b pushed out c; the large one stays.
+    ids = {m._id: name for name, m in memories.items()}  # type: ignore[attr-defined]
+    assert [ids[i] for i in loads] == ["large", "a", "b", "c", "b"]
+
+
 def test_background_indexing_embeds_what_writes_queued(backend: Opener) -> None:
     from turngraph.recall.index import wait_for_index
 

@@ -14,6 +14,7 @@ import pytest
 
 import turngraph
 from turngraph.config import Settings
+from turngraph.recall.dense import nearest_rows, passage_similarities
 from turngraph.store.base import VectorSearch
 
 from .conftest import NOW
@@ -122,48 +123,67 @@ def test_a_small_memory_beside_a_large_one_still_gets_every_hit_it_asks_for(
             assert [r for r, _ in found] == _exact(store, memory_id, query, 20)
 
 
-def test_a_memory_under_the_threshold_is_searched_exactly_with_the_similarities(
+def _turns_with_windows(
+    store: PostgresStore, rng: np.random.Generator
+) -> tuple[int, Matrix, Matrix]:
+    """A memory of 60 rows, with windows for the odd refs (1, 3, ... 59) only."""
+    own, windows = _unit(rng, 60), _unit(rng, 30)
+    memory_id = _fill(store, "acme", own, first_ref=1)
+    with store.write(memory_id) as tx:
+        for i, v in enumerate(windows):
+            tx.put_vector("window", 2 * i + 1, v.tobytes())
+    return memory_id, own, windows
+
+
+def _with_windows(own: Matrix, windows: Matrix, query: Matrix) -> dict[int, float]:
+    """Each row's similarity plus half its window's (none: 0), computed here."""
+    return {
+        ref: float(own[ref - 1] @ query)
+        + (0.5 * float(windows[(ref - 1) // 2] @ query) if ref % 2 else 0.0)
+        for ref in range(1, 61)
+    }
+
+
+def test_a_memory_under_the_threshold_is_left_to_recalls_matrices_which_score_it_exactly(
     postgres_url: str,
 ) -> None:
-    rng = np.random.default_rng(3)
-    vectors = _unit(rng, 50)
+    # The store declines (None), and recall's cached matrices of this process give every
+    # row's similarity plus its window's, exactly.
+    rng = np.random.default_rng(4)
     query = _unit(rng, 1)[0]
     with _opened(postgres_url) as store:
-        memory_id = _fill(store, "acme", vectors, first_ref=1)
+        memory_id, own, windows = _turns_with_windows(store, rng)
         with store.read(memory_id) as tx:
-            found = tx.nearest_vectors("observation", query.tobytes(), limit=5)
-        assert found is not None
-        assert [r for r, _ in found] == _exact(store, memory_id, query, 5)
-        for ref, sim in found:
-            assert sim == pytest.approx(float(vectors[ref - 1] @ query), abs=1e-5)
+            assert tx.nearest_vectors("observation", query.tobytes(), limit=8) is None
+            assert (
+                tx.nearest_vectors("observation", query.tobytes(), limit=8, add=("window", 0.5))
+                is None
+            )
+            found = passage_similarities(store, tx, query, pool=8, window_weight=0.5)
+            alone = nearest_rows(store, tx, "observation", query, 5)
+        assert sorted(alone, key=lambda r: -alone[r]) == _exact(store, memory_id, query, 5)
+    expected = _with_windows(own, windows, query)
+    best = sorted(expected, key=lambda r: -expected[r])[:8]
+    assert sorted(found, key=lambda r: -found[r]) == best
+    for ref, score in found.items():
+        assert score == pytest.approx(expected[ref], abs=1e-5)
+    for ref, sim in alone.items():
+        assert sim == pytest.approx(float(own[ref - 1] @ query), abs=1e-5)
 
 
-@pytest.mark.parametrize(("exact_below", "limit"), [(10_000, 8), (10, 60)])
-def test_a_second_kind_adds_its_weighted_similarity_to_each_rows_own(
-    postgres_url: str, exact_below: int, limit: int
-) -> None:
-    # Windows for half the rows: the others score by their own vector alone. Exactly, and
-    # through the index (asking for every row: its candidates are the nearest by either).
+def test_a_second_kind_adds_its_weighted_similarity_to_each_rows_own(postgres_url: str) -> None:
+    # Through the index, asking for every row: its candidates are the nearest by either.
     rng = np.random.default_rng(4)
-    own, windows = _unit(rng, 60), _unit(rng, 30)
     query = _unit(rng, 1)[0]
-    with _opened(postgres_url, postgres_exact_vectors_below=exact_below) as store:
-        memory_id = _fill(store, "acme", own, first_ref=1)
-        with store.write(memory_id) as tx:
-            for i, v in enumerate(windows):
-                tx.put_vector("window", 2 * i + 1, v.tobytes())
+    with _opened(postgres_url, postgres_exact_vectors_below=10) as store:
+        memory_id, own, windows = _turns_with_windows(store, rng)
         with store.read(memory_id) as tx:
             found = tx.nearest_vectors(
-                "observation", query.tobytes(), limit=limit, add=("window", 0.5)
+                "observation", query.tobytes(), limit=60, add=("window", 0.5)
             )
         assert found is not None
-        expected = {
-            ref: float(own[ref - 1] @ query)
-            + (0.5 * float(windows[(ref - 1) // 2] @ query) if ref % 2 else 0.0)
-            for ref in range(1, 61)
-        }
-        best = sorted(expected, key=lambda r: -expected[r])[:limit]
-        assert [r for r, _ in found] == best
+        expected = _with_windows(own, windows, query)
+        assert [r for r, _ in found] == sorted(expected, key=lambda r: -expected[r])
         for ref, score in found:
             assert score == pytest.approx(expected[ref], abs=1e-5)
 
@@ -239,7 +259,8 @@ def test_vectors_written_by_a_process_that_opened_before_pgvector_are_searched_i
     query = _unit(rng, 1)[0]
     with _opened(bare_postgres_url, postgres_vector_index=False) as before:
         memory_id = _fill(before, "acme", vectors, first_ref=1)
-        with _opened(bare_postgres_url) as after:  # creates the extension, fills the rows
+        # Creates the extension, fills the rows and indexes them (past its threshold of 5).
+        with _opened(bare_postgres_url, postgres_exact_vectors_below=5) as after:
 
             def nearest() -> list[tuple[int, float]] | None:
                 with after.read(memory_id) as tx:
@@ -249,11 +270,10 @@ def test_vectors_written_by_a_process_that_opened_before_pgvector_are_searched_i
             with before.write(memory_id) as tx:  # new bytes for a row, no embedding
                 tx.put_vector("observation", 1, vectors[2].tobytes())
             assert nearest() is None
-        with _opened(bare_postgres_url) as reopened:
-            with reopened.read(memory_id) as tx:
-                found = tx.nearest_vectors("observation", query.tobytes(), limit=5)
-            assert found is not None
-            assert [r for r, _ in found] == _exact(reopened, memory_id, query, 5)
+        with _opened(bare_postgres_url, postgres_exact_vectors_below=5) as reopened:
+            found, scans = _index_scans(reopened, memory_id, query, 5)
+            assert scans > 0
+            assert found == _exact(reopened, memory_id, query, 5)
 
 
 def test_an_index_another_store_built_after_this_one_opened_is_used(postgres_url: str) -> None:

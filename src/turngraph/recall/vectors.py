@@ -1,11 +1,19 @@
 """A memory's vectors in numpy, cached: one matrix per kind, patched as the memory's index
-moves, searched exactly when small and from packed sign bits when large."""
+moves, searched exactly when small and from packed sign bits when large.
+
+The matrices of at most :data:`SMALL_ROWS` rows (a conversation's, or any memory a backend
+leaves to the process because an exact search here beats its own) share a budget of
+:data:`SMALL_BUDGET` bytes per store, the least recently searched dropped first and read
+again when next asked for: a server holding thousands of small memories keeps the ones in
+use. A larger matrix stays until its store closes (it is what its memory's recall needs, and
+reading it again would cost more than keeping it)."""
 
 from __future__ import annotations
 
 import threading
 import weakref
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -15,6 +23,8 @@ from turngraph.store.base import ReadTx, Store
 
 BINARY_ABOVE = 20_000  # vectors of one kind past which search starts from sign bits
 BINARY_CANDIDATES = 4_000  # rows scored exactly after the sign-bit prefilter
+SMALL_ROWS = 4_096  # matrices of at most this many rows share SMALL_BUDGET
+SMALL_BUDGET = 256 << 20  # bytes of small matrices kept per store
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +75,32 @@ class _Buffer:
         bits = None if self.bits is None else self.bits[: self.n]
         return Matrix(self.refs[: self.n], self.vectors[: self.n], bits)
 
+    def small_bytes(self) -> int:
+        """The bytes this buffer counts against SMALL_BUDGET (none when it is large)."""
+        if self.n > SMALL_ROWS:
+            return 0
+        bits = 0 if self.bits is None else self.bits.nbytes
+        return self.refs.nbytes + self.vectors.nbytes + bits
+
+
+@dataclass
+class _Kept:
+    """One store's buffers, least recently searched first, and the bytes of the small ones."""
+
+    buffers: OrderedDict[tuple[int, str], _Buffer] = field(default_factory=OrderedDict)
+    small_bytes: int = 0
+
+    def trim(self, keep: tuple[int, str]) -> None:
+        """Drop the least recently searched small buffers (never ``keep``) until the small
+        ones fit SMALL_BUDGET."""
+        for key in list(self.buffers):
+            if self.small_bytes <= SMALL_BUDGET:
+                return
+            size = self.buffers[key].small_bytes()
+            if key != keep and size:
+                del self.buffers[key]
+                self.small_bytes -= size
+
 
 def _packed(matrix: Vectors) -> npt.NDArray[np.uint64]:
     out: npt.NDArray[np.uint64] = np.packbits(matrix > 0, axis=1).view(np.uint64)
@@ -80,20 +116,24 @@ class VectorCache:
         self._lock = threading.Lock()
         # By store object, held weakly: a closed store's entries go with it, so a new store
         # (which may reuse its id() and its memory ids) never reads them.
-        self._data: weakref.WeakKeyDictionary[Store, dict[tuple[int, str], _Buffer]] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._data: weakref.WeakKeyDictionary[Store, _Kept] = weakref.WeakKeyDictionary()
 
     def get(self, store: Store, tx: ReadTx, kind: str, dim: int) -> Matrix:
         version = tx.index_version()
         key = (tx.memory_id, kind)
         with self._lock:
-            data = self._data.setdefault(store, {})
-            found = data.get(key)
+            kept = self._data.setdefault(store, _Kept())
+            found = kept.buffers.get(key)
             if found is not None and found.version == version:
+                kept.buffers.move_to_end(key)
                 return found.view()
+            counted = 0 if found is None else found.small_bytes()
             if found is None or not self._patch(found, tx, kind, dim, version):
-                found = data[key] = self._load(tx, kind, dim, version)
+                found = self._load(tx, kind, dim, version)
+            kept.buffers[key] = found
+            kept.buffers.move_to_end(key)
+            kept.small_bytes += found.small_bytes() - counted
+            kept.trim(keep=key)
             return found.view()
 
     @staticmethod

@@ -304,10 +304,12 @@ class VectorSearch(Protocol):
         self, kind: str, query: bytes, *, limit: int, add: tuple[str, float] | None = None
     ) -> list[tuple[int, float]] | None:
         """The refs of (about) the ``limit`` vectors of ``kind`` most similar to ``query``,
-        with their similarity, best first; None when this database cannot search them (then
-        the caller searches ``load_vectors`` itself). With ``add=(other, weight)`` a row's
-        score is its similarity plus ``weight`` x that of the vector of kind ``other`` with
-        the same ref (none: 0), and the rows nearest by either vector are ranked by it."""
+        with their similarity, best first; None when this database cannot search them, or
+        when the memory holds so few that the caller's exact search of ``load_vectors`` in
+        the process is the faster one (the caller then searches them itself). With
+        ``add=(other, weight)`` a row's score is its similarity plus ``weight`` x that of the
+        vector of kind ``other`` with the same ref (none: 0), and the rows nearest by either
+        vector are ranked by it."""
         ...
 
 

@@ -216,21 +216,21 @@ class PostgresStore(AccessRows):
     def read(self, memory_id: int) -> Iterator[PostgresReadTx]:
         with self._lease() as conn:
             if conn.info.transaction_status == TransactionStatus.INTRANS:
-                yield self._reads(conn, memory_id)  # nested in this thread's write
+                yield self._reads(conn, memory_id, snapshot=False)  # nested in a write
                 return
             try:
                 conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             except psycopg.Error as exc:
                 raise StoreError(f"cannot start a read: {_reason(exc)}") from exc
             try:
-                yield self._reads(conn, memory_id)
+                yield self._reads(conn, memory_id, snapshot=True)
             except psycopg.Error as exc:
                 raise StoreError(f"read failed: {_reason(exc)}", memory_id=memory_id) from exc
             finally:
                 _rollback(conn)
 
-    def _reads(self, conn: Conn, memory_id: int) -> PostgresReadTx:
-        tx = PostgresReadTx(conn, memory_id)
+    def _reads(self, conn: Conn, memory_id: int, *, snapshot: bool) -> PostgresReadTx:
+        tx = PostgresReadTx(conn, memory_id, snapshot=snapshot)
         tx.vector_index = self._vectors
         return tx
 

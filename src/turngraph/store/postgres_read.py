@@ -22,6 +22,7 @@ from turngraph.store.base import (
     RelationshipRow,
 )
 from turngraph.store.postgres_rows import REL_SELECT
+from turngraph.store.postgres_schema import Conn
 from turngraph.store.postgres_search import SearchReads
 from turngraph.store.postgres_turn_reads import TurnReads
 from turngraph.store.postgres_vectors import VectorReads
@@ -41,7 +42,21 @@ _COUNTED = ("observations", "entities", "relationships", "files", "sessions", "t
 
 
 class PostgresReadTx(TurnReads, SearchReads, VectorReads):
-    """Reads of one memory inside one PostgreSQL transaction."""
+    """Reads of one memory inside one PostgreSQL transaction: its own read-only snapshot
+    (``snapshot``), or a write's, when the read is nested in one."""
+
+    def __init__(self, conn: Conn, memory_id: int, *, snapshot: bool = False) -> None:
+        super().__init__(conn, memory_id)
+        self._snapshot = snapshot
+        self._version: int | None = None
+
+    def index_version(self) -> int:
+        # A snapshot never sees the version move: read once (each cached matrix asks).
+        if not self._snapshot:
+            return super().index_version()
+        if self._version is None:
+            self._version = super().index_version()
+        return self._version
 
     def counts(self) -> Counts:
         # One row, a column per count: the rows of a UNION ALL may come back in any order

@@ -9,26 +9,30 @@ a memory's nearest rows (:meth:`VectorReads.nearest_vectors`) instead of loading
 the process; a search that adds a second kind's similarity (a turn's window to the turn's
 own) scores both in one statement.
 
-A memory with at most ``exact_below`` vectors of a kind is searched exactly (a scan of its
-own rows, by its primary key), so its vectors stay out of the index: inserting into an HNSW
-graph costs milliseconds a vector, more as the graph grows, and a small memory would never
-read it. ``vector_stats`` (kept by a trigger) counts each memory's vectors of a kind and those
-not yet indexed. A vector written to a memory past the threshold is indexed; the write that
-finds older rows of that memory still outside marks up to :data:`MARK_BATCH` of them, so the
-index takes them in over the following writes rather than in one long one (an open marks
-whatever is left). A memory is searched through the index only once all its rows of the kind
-are in it, with ``hnsw.ef_search`` at least the rows asked for (and pgvector's iterative
-scan from 0.8), and exactly if the index still returns fewer rows than asked for: the index
-covers every large memory, and a search filtered to one of them can under-return when it is
-a small part of it. ``ef_search`` is the rows asked for over the share of the memory's
-indexed vectors that are of the kind searched, plus a quarter where that share is below one
-(a memory of notes alone searches its notes with 300 for 300 rows; one of turns, whose
-windows are indexed too, with about 750): the graph search's cost grows with it, and at
-100,000 notes 99.7% of recall's top-10 hits are those it finds at 600. A search
-that returns fewer rows than asked for (the index also holds other memories) is made again
-with pgvector's ceiling before the memory is searched exactly. The processes on one database
-should share ``exact_below`` (a writer marks by its own; a reader uses the index only for a
-memory wholly in it, so a mismatch costs speed, never hits).
+A memory with at most ``exact_below`` vectors of a kind is not searched here: its vectors
+stay out of the index (inserting into an HNSW graph costs milliseconds a vector, more as the
+graph grows, and a small memory would never read it), and
+:meth:`VectorReads.nearest_vectors` returns None, so recall scores every row from its cached
+matrices in the process (:mod:`turngraph.recall.vectors`, within a bounded budget): 1,800
+turns and their windows took 3.9 ms as a scan in SQL, which reads each row's page and sums
+the two kinds by ref, against well under a millisecond in numpy. ``vector_stats`` (kept by a
+trigger) counts each memory's vectors of a kind and those not yet indexed. A vector written
+to a memory past the threshold is indexed; the write that finds older rows of that memory
+still outside marks up to :data:`MARK_BATCH` of them, so the index takes them in over the
+following writes rather than in one long one (an open marks whatever is left). A memory is
+searched through the index only once all its rows of the kind are in it, with
+``hnsw.ef_search`` at least the rows asked for (and pgvector's iterative scan from 0.8), and
+exactly if the index still returns fewer rows than asked for: the index covers every large
+memory, and a search filtered to one of them can under-return when it is a small part of it.
+``ef_search`` is the rows asked for over the share of the memory's indexed vectors that are
+of the kind searched, plus a quarter where that share is below one (a memory of notes alone
+searches its notes with 300 for 300 rows; one of turns, whose windows are indexed too, with
+about 750): the graph search's cost grows with it, and at 100,000 notes 99.7% of recall's
+top-10 hits are those it finds at 600. A search that returns fewer rows than asked for (the
+index also holds other memories) is made again with pgvector's ceiling before the memory is
+searched exactly. The processes on one database should share ``exact_below`` (a writer marks
+by its own; a reader uses the index only for a memory wholly in it, so a mismatch costs
+speed, never hits).
 
 Where the extension cannot be created (not installed, or the URL's user may not create it),
 or ``Settings.postgres_vector_index`` is off, nothing of this exists: the store says so once
@@ -273,12 +277,18 @@ class VectorReads(Statements):
         unembedded, count, waiting, other, other_waiting, indexed = self._stats(kind, other_kind)
         if unembedded:
             return None  # written by a process that opened the database before pgvector
+        if not query or limit <= 0 or count == 0:
+            return []
+        dim = len(query) // 4
+        if count <= index.exact_below and (add is None or other <= index.exact_below):
+            # Few enough to score every row: the caller's cached matrices do that in a
+            # fraction of a scan in SQL (which reads each row's page and sums by ref).
+            return None
         if self._query_text[0] != query:  # a recall searches two kinds with one query
             self._query_text = (query, vector_text(query))
         text = self._query_text[1]
-        if text is None or limit <= 0 or count == 0:
+        if text is None:
             return []
-        dim = len(query) // 4
         params: dict[str, object] = {"m": self.memory_id, "q": text, "n": limit}
         if not self._indexed(count, waiting, dim):
             return self._scored(kind, add, params, None)
