@@ -81,9 +81,11 @@ class SearchReads(Statements):
         ]
 
     def vector_count(self, kind: str) -> int:
+        # Kept by a trigger (migration 0004): one row, not a count of the memory's vectors.
         return int(
             self._one(
-                "SELECT count(*) FROM vectors WHERE memory_id = %s AND kind = %s",
+                "SELECT coalesce((SELECT vectors FROM vector_stats WHERE memory_id = %s "
+                "AND kind = %s), 0)",
                 (self.memory_id, kind),
             )[0]
         )
