@@ -79,6 +79,10 @@ ATTR_SELECT = f"SELECT {ATTR_COLS} {ATTR_FROM}"
 class Statements:
     """Statement helpers over one connection inside one transaction, scoped to one memory."""
 
+    # Whether the transaction is a read's own snapshot (PostgresReadTx), whose reads of
+    # counts and versions can be kept for its length; never a write's.
+    _snapshot = False
+
     def __init__(self, conn: Conn, memory_id: int) -> None:
         self.conn = conn
         self.memory_id = memory_id

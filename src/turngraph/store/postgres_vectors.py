@@ -266,6 +266,7 @@ class VectorReads(Statements):
 
     vector_index: VectorIndex = NO_INDEX
     _query_text: tuple[bytes, str | None] = (b"", None)
+    _vector_kinds: dict[str, tuple[int, int, bool]] | None = None
 
     def nearest_vectors(
         self, kind: str, query: bytes, *, limit: int, add: tuple[str, float] | None = None
@@ -310,18 +311,30 @@ class VectorReads(Statements):
         """Whether the memory has vectors of either kind without an embedding; for each kind
         its vectors and how many of them are outside the index; and the memory's vectors in
         the index, of every kind (``vector_stats``)."""
-        row = self._one(
-            "SELECT EXISTS (SELECT 1 FROM vectors WHERE memory_id = %(m)s "
-            "AND kind = ANY(%(kinds)s) AND embedding IS NULL), "
-            "s.vectors, s.unindexed, o.vectors, o.unindexed, "
-            "(SELECT sum(vectors - unindexed) FROM vector_stats WHERE memory_id = %(m)s) "
-            "FROM (SELECT 1) AS one "
-            "LEFT JOIN vector_stats s ON s.memory_id = %(m)s AND s.kind = %(k)s "
-            "LEFT JOIN vector_stats o ON o.memory_id = %(m)s AND o.kind = %(o)s",
-            {"m": self.memory_id, "kinds": sorted({kind, other}), "k": kind, "o": other},
-        )
-        count, waiting, others, others_waiting, indexed = (int(v or 0) for v in row[1:6])
-        return bool(row[0]), count, waiting, others, others_waiting, indexed
+        kinds = self._kinds()
+        none = (0, 0, False)
+        count, waiting, bare = kinds.get(kind, none)
+        others, others_waiting, other_bare = kinds.get(other, none)
+        indexed = sum(n - w for n, w, _ in kinds.values())
+        return bare or other_bare, count, waiting, others, others_waiting, indexed
+
+    def _kinds(self) -> dict[str, tuple[int, int, bool]]:
+        """Each kind's vectors, those outside the index and whether one has no embedding:
+        one statement, and in a read's own snapshot once (a recall searches two kinds)."""
+        if self._vector_kinds is not None:
+            return self._vector_kinds
+        kinds = {
+            str(kind): (int(n), int(waiting), bool(bare))
+            for kind, n, waiting, bare in self._all(
+                "SELECT s.kind, s.vectors, s.unindexed, EXISTS (SELECT 1 FROM vectors v "
+                "WHERE v.memory_id = s.memory_id AND v.kind = s.kind AND v.embedding IS NULL) "
+                "FROM vector_stats s WHERE s.memory_id = %s",
+                (self.memory_id,),
+            )
+        }
+        if self._snapshot:
+            self._vector_kinds = kinds
+        return kinds
 
     def _indexed(self, count: int, waiting: int, dim: int) -> bool:
         """Whether ``count`` vectors of ``dim`` dimensions, ``waiting`` of them not yet
