@@ -14,11 +14,12 @@ psycopg = pytest.importorskip("psycopg")  # the postgres extra; `make test` inst
 
 
 def _drop_connections(url: str, pid: int | None = None) -> int:
-    """Terminate the server processes serving ``url``'s database (only ``pid`` if given)."""
+    """Terminate the server processes serving ``url``'s database (only ``pid`` if given),
+    each waited for until it is gone."""
     with psycopg.connect(url, autocommit=True) as admin:
         return len(
             admin.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity "
                 "WHERE datname = current_database() AND pid <> pg_backend_pid() "
                 "AND (%s::int IS NULL OR pid = %s::int)",
                 (pid, pid),

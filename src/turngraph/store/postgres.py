@@ -2,7 +2,12 @@
 
 psycopg 3 with a connection pool (psycopg_pool). A thread leases a connection for one
 transaction and hands it back; a read nested in this thread's write reuses the write's
-connection, so it sees the write.
+connection, so it sees the write. The pool checks a connection before a lease
+(:meth:`PostgresStore._usable`) with a round trip only when it has been idle for a while or
+its socket has something to read: a server that ends a connection (a restart,
+``pg_terminate_backend``) says so on the socket before it closes it, so a connection handed
+back a moment ago with a quiet socket is good, and a busy server saves a round trip a
+transaction.
 
 Reads run in ``REPEATABLE READ READ ONLY`` transactions: one consistent snapshot that never
 waits for a writer (MVCC). A write takes the memory's in-process lock (this process's writers
@@ -23,7 +28,10 @@ cached matrices (:mod:`turngraph.store.postgres_vectors`, docs/scaling.md).
 from __future__ import annotations
 
 import contextlib
+import select
 import threading
+import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -52,6 +60,8 @@ from turngraph.store.postgres_write import PostgresTx
 from turngraph.store.sqlite_rows import from_db, to_db
 
 _MEMORY_COLS = "id, name, visibility, retrieval, created_at, organization"
+# A connection idle in the pool longer than this is checked with a round trip before a lease.
+RECHECK_IDLE_SECONDS = 5.0
 
 
 class PostgresStore(AccessRows):
@@ -63,6 +73,8 @@ class PostgresStore(AccessRows):
         # What the store is called in messages and reprs: the URL without its password.
         self.url = self._where = describe_url(url)
         self._held = threading.local()
+        # When each connection went back to the pool (for _usable).
+        self._returned: weakref.WeakKeyDictionary[Conn, float] = weakref.WeakKeyDictionary()
         self._guard = threading.Lock()
         self._locks: dict[int, threading.Lock] = {}
         timeout = self.settings.postgres_connect_timeout_seconds
@@ -86,7 +98,7 @@ class PostgresStore(AccessRows):
             min_size=1,
             max_size=self.settings.postgres_pool_size,
             timeout=self.settings.postgres_pool_timeout_seconds,
-            check=ConnectionPool.check_connection,
+            check=self._usable,
             name="turngraph",
             open=True,
         )
@@ -121,7 +133,18 @@ class PostgresStore(AccessRows):
             if conn.info.transaction_status != TransactionStatus.IDLE:
                 with contextlib.suppress(psycopg.Error):
                     conn.rollback()
+            self._returned[conn] = time.monotonic()
             self._pool.putconn(conn)
+
+    def _usable(self, conn: Conn) -> None:
+        """The pool's check before a lease: raises if ``conn`` is broken. A round trip
+        (psycopg_pool's own check) only for a connection idle longer than
+        RECHECK_IDLE_SECONDS or whose socket has something to read; an idle connection's
+        socket is quiet unless the server ended it."""
+        idle = time.monotonic() - self._returned.get(conn, 0.0)
+        if idle < RECHECK_IDLE_SECONDS and not conn.closed and not _readable(conn.fileno()):
+            return
+        ConnectionPool.check_connection(conn)
 
     def _memory_lock(self, memory_id: int) -> threading.Lock:
         with self._guard:
@@ -277,6 +300,13 @@ class PostgresStore(AccessRows):
                 raise StoreError(f"commit failed: {_reason(exc)}", memory_id=memory_id) from exc
         # Past the memory lock and the connection: fresh planner statistics as it grows.
         self._statistics.after_write(tx.writes, memory_id=memory_id, added=tx.observations_added)
+
+
+def _readable(fd: int) -> bool:
+    """Whether the socket has data (or its end) waiting, without waiting."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLERR | select.POLLHUP)
+    return bool(poller.poll(0))
 
 
 def _rollback(conn: Conn) -> None:
