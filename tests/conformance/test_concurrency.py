@@ -6,6 +6,7 @@ import threading
 from collections.abc import Callable
 
 import turngraph
+from turngraph.recall.index import wait_for_index
 
 from .helpers import entity, rel
 
@@ -79,6 +80,13 @@ def test_eight_writers_and_concurrent_readers_lose_nothing(mem: turngraph.Memory
         mem.get_observation(f"w{w}-n{i}").content for w in range(writers) for i in range(per_writer)
     }
     assert len(slugs) == writers * per_writer
+    # Every writer embedded a batch or left its rows to the background indexer: none is
+    # left behind.
+    assert wait_for_index(mem._store, timeout=60)  # type: ignore[attr-defined]
+    with mem._store.read(mem._id) as tx:  # type: ignore[attr-defined]
+        assert tx.index_queue(limit=1) == []
+        assert tx.vector_count("observation") == info.observations
+        assert tx.vector_count("entity") == info.entities
 
 
 def test_a_read_completes_while_a_write_transaction_is_open(db: turngraph.Database) -> None:
