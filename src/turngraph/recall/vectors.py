@@ -30,7 +30,9 @@ SMALL_BUDGET = 256 << 20  # bytes of small matrices kept per store
 @dataclass(frozen=True, slots=True)
 class Matrix:
     """One kind of vectors of a memory: row refs, the float32 matrix and, for large ones,
-    the sign bits of every vector packed 64 to a word (for the Hamming prefilter)."""
+    the sign bits of every vector packed 64 to a word (for the Hamming prefilter), one row
+    per word: ``bits[w]`` holds word ``w`` of every vector, contiguous, so the prefilter
+    reads each word of all rows in one pass."""
 
     refs: npt.NDArray[np.int64]
     vectors: Vectors
@@ -54,11 +56,29 @@ class Matrix:
         return candidates[keep], exact[keep]
 
     def nearest_bits(self, query: Vectors, n: int) -> npt.NDArray[np.intp]:
+        """Positions of the ``n`` rows whose sign bits differ least from the query's, in row
+        order (of those at the cut-off distance, the first ones)."""
         assert self.bits is not None
+        rows = self.bits.shape[1]
+        if n >= rows:
+            return np.arange(rows)
         qbits = np.packbits(query > 0).view(np.uint64)
-        distance = np.bitwise_count(self.bits ^ qbits).sum(axis=1, dtype=np.uint16)
-        n = min(n, len(distance))
-        return np.argpartition(distance, n - 1)[:n]
+        # Word by word over contiguous columns, into reused buffers: five times faster than
+        # one (rows, words) pass at a million rows.
+        distance = np.zeros(rows, dtype=np.uint16)
+        word = np.empty(rows, dtype=np.uint64)
+        count = np.empty(rows, dtype=np.uint8)
+        for w, q in enumerate(qbits):
+            np.bitwise_xor(self.bits[w], q, out=word)
+            np.bitwise_count(word, out=count)
+            np.add(distance, count, out=distance)
+        # The cut-off from the distances' histogram (at most 64 x words + 1 values): every row
+        # below it, and the first rows at it, without sorting or partitioning the rows.
+        cut = int(np.searchsorted(np.cumsum(np.bincount(distance)), n))
+        below = np.flatnonzero(distance < cut)
+        at = np.flatnonzero(distance == cut)[: n - len(below)]
+        out: npt.NDArray[np.intp] = np.sort(np.concatenate([below, at]))
+        return out
 
 
 @dataclass
@@ -72,7 +92,7 @@ class _Buffer:
     bits: npt.NDArray[np.uint64] | None
 
     def view(self) -> Matrix:
-        bits = None if self.bits is None else self.bits[: self.n]
+        bits = None if self.bits is None else self.bits[:, : self.n]
         return Matrix(self.refs[: self.n], self.vectors[: self.n], bits)
 
     def small_bytes(self) -> int:
@@ -150,8 +170,8 @@ class VectorCache:
             )
         bits = None
         if n > BINARY_ABOVE and dim % 64 == 0:
-            bits = np.zeros((cap, dim // 64), dtype=np.uint64)
-            bits[:n] = _packed(vectors[:n])
+            bits = np.zeros((dim // 64, cap), dtype=np.uint64)
+            bits[:, :n] = _packed(vectors[:n]).T
         return _Buffer(version, n, refs, vectors, bits)
 
     @staticmethod
@@ -179,16 +199,18 @@ class VectorCache:
             buf.refs = np.resize(buf.refs, grow)
             buf.vectors = np.resize(buf.vectors, (grow, dim))
             if buf.bits is not None:
-                buf.bits = np.resize(buf.bits, (grow, dim // 64))
+                bits = np.zeros((dim // 64, grow), dtype=np.uint64)
+                bits[:, : buf.n] = buf.bits[:, : buf.n]
+                buf.bits = bits
         if known.any():
             buf.vectors[pos[known]] = data[known]
             if buf.bits is not None:
-                buf.bits[pos[known]] = _packed(data[known])
+                buf.bits[:, pos[known]] = _packed(data[known]).T
         end = buf.n + len(added)
         buf.refs[buf.n : end] = added
         buf.vectors[buf.n : end] = data[~known]
         if buf.bits is not None:
-            buf.bits[buf.n : end] = _packed(data[~known])
+            buf.bits[:, buf.n : end] = _packed(data[~known]).T
         buf.n = end
         buf.version = version
         return True
