@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
+import numpy.typing as npt
 import pytest
 
 from turngraph.store.base import Store, WriteTx
@@ -54,3 +56,10 @@ def insert_note(tx: WriteTx, slug: str, content: str, title: str = "note") -> in
         source=None,
         now=NOW,
     )
+
+
+def unit_vectors(rng: np.random.Generator, n: int, dim: int) -> npt.NDArray[np.float32]:
+    """``n`` random vectors of length one."""
+    m = rng.standard_normal((n, dim)).astype(np.float32)
+    out: npt.NDArray[np.float32] = (m / np.linalg.norm(m, axis=1, keepdims=True)).astype(np.float32)
+    return out

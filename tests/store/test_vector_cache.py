@@ -13,14 +13,14 @@ import pytest
 from turngraph.recall import vectors
 from turngraph.store.base import Store
 
+from .conftest import unit_vectors
+
 DIM = 384
 Matrix = npt.NDArray[np.float32]
 
 
 def _unit(rng: np.random.Generator, n: int) -> Matrix:
-    m = rng.standard_normal((n, DIM)).astype(np.float32)
-    out: Matrix = (m / np.linalg.norm(m, axis=1, keepdims=True)).astype(np.float32)
-    return out
+    return unit_vectors(rng, n, DIM)
 
 
 def test_sign_bits_patched_as_a_memory_grows_match_a_full_load_and_find_the_nearest(

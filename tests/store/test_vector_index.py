@@ -17,7 +17,7 @@ from turngraph.config import Settings
 from turngraph.recall.dense import nearest_rows, passage_similarities
 from turngraph.store.base import VectorSearch
 
-from .conftest import NOW
+from .conftest import NOW, unit_vectors
 
 pytest.importorskip("psycopg")  # the postgres extra; `make test` installs it
 
@@ -28,9 +28,7 @@ Matrix = npt.NDArray[np.float32]
 
 
 def _unit(rng: np.random.Generator, n: int) -> Matrix:
-    m = rng.standard_normal((n, DIM)).astype(np.float32)
-    out: Matrix = (m / np.linalg.norm(m, axis=1, keepdims=True)).astype(np.float32)
-    return out
+    return unit_vectors(rng, n, DIM)
 
 
 def _fill(store: PostgresStore, name: str, vectors: Matrix, *, first_ref: int) -> int:
