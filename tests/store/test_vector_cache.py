@@ -50,10 +50,11 @@ def test_sign_bits_patched_as_a_memory_grows_match_a_full_load_and_find_the_near
 
     put(range(1, 301))
     assert cached().bits is not None  # loaded with room for 375 rows
-    put(range(301, 701))  # past that room: the buffers grow
+    put(range(301, 701))
+    assert len(cached().refs) == 700  # patched past that room: the buffers grew
     rows[5] = _unit(rng, 1)[0]
-    put([6])  # new bytes for a row already held: replaced in place
-    found = cached()
+    put([6])
+    found = cached()  # patched: new bytes for a row already held, replaced in place
     assert len(loads) == 1  # patched twice, never reloaded
     with store.read(memory_id) as tx:
         fresh = load(tx, "observation", DIM, -1).view()

@@ -169,6 +169,27 @@ def test_a_memory_under_the_threshold_is_left_to_recalls_matrices_which_score_it
         assert sim == pytest.approx(float(own[ref - 1] @ query), abs=1e-5)
 
 
+def test_an_exact_search_larger_than_recall_keeps_in_process_is_made_here(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # exact_below set past what recall's matrices keep within their budget: those memories
+    # are scanned in SQL, not loaded into the process.
+    from turngraph.store import postgres_vectors
+
+    monkeypatch.setattr(postgres_vectors, "IN_PROCESS_MAX", 20)
+    rng = np.random.default_rng(6)
+    query = _unit(rng, 1)[0]
+    with _opened(postgres_url, postgres_exact_vectors_below=10_000) as store:
+        small = _fill(store, "small", _unit(rng, 20), first_ref=1)
+        larger = _fill(store, "larger", _unit(rng, 21), first_ref=1)
+        with store.read(small) as tx:
+            assert tx.nearest_vectors("observation", query.tobytes(), limit=5) is None
+        with store.read(larger) as tx:
+            found = tx.nearest_vectors("observation", query.tobytes(), limit=5)
+        assert found is not None
+        assert [r for r, _ in found] == _exact(store, larger, query, 5)
+
+
 def test_a_second_kind_adds_its_weighted_similarity_to_each_rows_own(postgres_url: str) -> None:
     # Through the index, asking for every row: its candidates are the nearest by either.
     rng = np.random.default_rng(4)

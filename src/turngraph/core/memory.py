@@ -364,6 +364,7 @@ class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps, ForgetOps, Inspect
             result = self._delete_in_tx(tx, self._observation_row(tx, slug), now)
             if key:
                 self._remember_key(tx, key, "delete_observation", fp, None, result, now)
+        self._after_write()  # entities re-folded without it: their texts to embed
         return result
 
     def _delete_in_tx(self, tx: WriteTx, row: ObservationRow, now: datetime) -> DeleteResult:

@@ -75,6 +75,8 @@ class SessionOps:
             self, tx: WriteTx, row: ObservationRow, now: datetime
         ) -> DeleteResult: ...
 
+        def _after_write(self) -> None: ...
+
     def create_session(self, metadata: Any = None, *, session_id: str | None = None) -> Session:
         """A new, empty session. ``metadata`` is any JSON value; ``{"user": NAME}`` names
         the person the first person refers to in user turns. With ``session_id`` (of the form
@@ -119,6 +121,7 @@ class SessionOps:
             for row in tx.get_observations(observation_ids):
                 self._delete_in_tx(tx, row, now)
             tx.delete_session(session_id)
+        self._after_write()  # entities re-folded without the turns: their texts to embed
         return len(observation_ids)
 
     def list_turns(

@@ -25,6 +25,7 @@ BINARY_ABOVE = 20_000  # vectors of one kind past which search starts from sign 
 BINARY_CANDIDATES = 4_000  # rows scored exactly after the sign-bit prefilter
 SMALL_ROWS = 4_096  # matrices of at most this many rows share SMALL_BUDGET
 SMALL_BUDGET = 256 << 20  # bytes of small matrices kept per store
+LOADING_LOCKS = 64  # buffers are read and patched under one of these, picked by key
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +134,11 @@ class VectorCache:
     deletion, or a new ref below the largest, reloads the kind whole."""
 
     def __init__(self) -> None:
+        # The books (which buffers, their order and bytes) under one lock, held briefly;
+        # reading and patching a buffer under one of a few locks picked by its key, so the
+        # database reads of one memory never hold up the recalls of another.
         self._lock = threading.Lock()
+        self._loading = [threading.Lock() for _ in range(LOADING_LOCKS)]
         # By store object, held weakly: a closed store's entries go with it, so a new store
         # (which may reuse its id() and its memory ids) never reads them.
         self._data: weakref.WeakKeyDictionary[Store, _Kept] = weakref.WeakKeyDictionary()
@@ -141,19 +146,39 @@ class VectorCache:
     def get(self, store: Store, tx: ReadTx, kind: str, dim: int) -> Matrix:
         version = tx.index_version()
         key = (tx.memory_id, kind)
+        current = self._current(store, key, version)
+        if current is not None:
+            return current
+        with self._loading[hash(key) % LOADING_LOCKS]:
+            current = self._current(store, key, version)  # brought up to date meanwhile?
+            if current is not None:
+                return current
+            with self._lock:
+                found = self._data.setdefault(store, _Kept()).buffers.get(key)
+                counted = 0 if found is None else found.small_bytes()
+                since = -1 if found is None else found.version
+                if found is not None:
+                    found.version = -1  # changing: no reader takes it until it is done
+            if found is None or not self._patch(found, tx, kind, dim, since, version):
+                found = self._load(tx, kind, dim, version)
+            with self._lock:
+                kept = self._data.setdefault(store, _Kept())
+                if key not in kept.buffers:  # dropped from the budget while it was read
+                    counted = 0
+                kept.buffers[key] = found
+                kept.buffers.move_to_end(key)
+                kept.small_bytes += found.small_bytes() - counted
+                kept.trim(keep=key)
+                return found.view()
+
+    def _current(self, store: Store, key: tuple[int, str], version: int) -> Matrix | None:
+        """The kept buffer of ``key`` if it is at ``version`` (now the most recently used)."""
         with self._lock:
             kept = self._data.setdefault(store, _Kept())
             found = kept.buffers.get(key)
-            if found is not None and found.version == version:
-                kept.buffers.move_to_end(key)
-                return found.view()
-            counted = 0 if found is None else found.small_bytes()
-            if found is None or not self._patch(found, tx, kind, dim, version):
-                found = self._load(tx, kind, dim, version)
-            kept.buffers[key] = found
+            if found is None or found.version != version:
+                return None
             kept.buffers.move_to_end(key)
-            kept.small_bytes += found.small_bytes() - counted
-            kept.trim(keep=key)
             return found.view()
 
     @staticmethod
@@ -175,8 +200,10 @@ class VectorCache:
         return _Buffer(version, n, refs, vectors, bits)
 
     @staticmethod
-    def _patch(buf: _Buffer, tx: ReadTx, kind: str, dim: int, version: int) -> bool:
-        rows = tx.load_vectors(kind, since=buf.version)
+    def _patch(buf: _Buffer, tx: ReadTx, kind: str, dim: int, since: int, version: int) -> bool:
+        """Bring ``buf`` (at ``since``) to ``version`` with the vectors written in between;
+        False when only a full load will do."""
+        rows = tx.load_vectors(kind, since=since)
         new_refs = np.array([r for r, _ in rows], dtype=np.int64)
         data = (
             np.frombuffer(b"".join(d for _, d in rows), dtype=np.float32).reshape(len(rows), dim)

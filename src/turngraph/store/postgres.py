@@ -141,8 +141,13 @@ class PostgresStore(AccessRows):
         (psycopg_pool's own check) only for a connection idle longer than
         RECHECK_IDLE_SECONDS or whose socket has something to read; an idle connection's
         socket is quiet unless the server ended it."""
-        idle = time.monotonic() - self._returned.get(conn, 0.0)
-        if idle < RECHECK_IDLE_SECONDS and not conn.closed and not _readable(conn.fileno()):
+        returned = self._returned.get(conn)
+        if (
+            returned is not None
+            and time.monotonic() - returned < RECHECK_IDLE_SECONDS
+            and not conn.closed
+            and _quiet(conn.fileno())
+        ):
             return
         ConnectionPool.check_connection(conn)
 
@@ -302,11 +307,14 @@ class PostgresStore(AccessRows):
         self._statistics.after_write(tx.writes, memory_id=memory_id, added=tx.observations_added)
 
 
-def _readable(fd: int) -> bool:
-    """Whether the socket has data (or its end) waiting, without waiting."""
+def _quiet(fd: int) -> bool:
+    """Whether the socket has nothing (no data, no end) waiting, asked without waiting;
+    False where that cannot be asked (no ``poll``), so the caller checks the slow way."""
+    if not hasattr(select, "poll"):
+        return False
     poller = select.poll()
     poller.register(fd, select.POLLIN | select.POLLERR | select.POLLHUP)
-    return bool(poller.poll(0))
+    return not poller.poll(0)
 
 
 def _rollback(conn: Conn) -> None:

@@ -9,9 +9,9 @@ a memory's nearest rows (:meth:`VectorReads.nearest_vectors`) instead of loading
 the process; a search that adds a second kind's similarity (a turn's window to the turn's
 own) scores both in one statement.
 
-A memory with at most ``exact_below`` vectors of a kind is not searched here: its vectors
-stay out of the index (inserting into an HNSW graph costs milliseconds a vector, more as the
-graph grows, and a small memory would never read it), and
+A memory with at most ``exact_below`` vectors of a kind (and at most :data:`IN_PROCESS_MAX`)
+is not searched here: its vectors stay out of the index (inserting into an HNSW graph costs
+milliseconds a vector, more as the graph grows, and a small memory would never read it), and
 :meth:`VectorReads.nearest_vectors` returns None, so recall scores every row from its cached
 matrices in the process (:mod:`turngraph.recall.vectors`, within a bounded budget): 1,800
 turns and their windows took 3.9 ms as a scan in SQL, which reads each row's page and sums
@@ -59,6 +59,10 @@ log = logging.getLogger("turngraph")
 
 HNSW_MAX_DIMENSION = 2_000  # pgvector indexes vectors of at most this many dimensions
 EXACT_BELOW = 2_000  # a memory's vectors of one kind searched exactly up to this many
+# Exact searches of at most this many vectors of a kind are left to recall's cached matrices
+# (whose budget holds matrices up to as many rows); larger ones, where ``exact_below`` is
+# set higher, are scanned here.
+IN_PROCESS_MAX = 4_096
 EF_SEARCH_MIN = 100
 EF_MARGIN = 1.25  # ef_search over the rows the memory's share of the index should give
 EF_SEARCH_MAX = 1_000  # pgvector's ceiling
@@ -281,7 +285,8 @@ class VectorReads(Statements):
         if not query or limit <= 0 or count == 0:
             return []
         dim = len(query) // 4
-        if count <= index.exact_below and (add is None or other <= index.exact_below):
+        small = min(index.exact_below, IN_PROCESS_MAX)
+        if count <= small and (add is None or other <= small):
             # Few enough to score every row: the caller's cached matrices do that in a
             # fraction of a scan in SQL (which reads each row's page and sums by ref).
             return None
