@@ -80,16 +80,6 @@ class SearchReads(Statements):
             )
         ]
 
-    def vector_count(self, kind: str) -> int:
-        # Kept by a trigger (migration 0004): one row, not a count of the memory's vectors.
-        return int(
-            self._one(
-                "SELECT coalesce((SELECT vectors FROM vector_stats WHERE memory_id = %s "
-                "AND kind = %s), 0)",
-                (self.memory_id, kind),
-            )[0]
-        )
-
     def index_queue(self, *, limit: int) -> list[QueuedRow]:
         queued = [
             (str(k), int(r))

@@ -323,16 +323,27 @@ class VectorReads(Statements):
         indexed = sum(n - w for n, w, _ in kinds.values())
         return bare or other_bare, count, waiting, others, others_waiting, indexed
 
+    def vector_count(self, kind: str) -> int:
+        # From vector_stats (kept by a trigger, migration 0004), read once in a snapshot:
+        # recall's cached matrices ask for each kind they patch.
+        return self._kinds().get(kind, (0, 0, False))[0]
+
     def _kinds(self) -> dict[str, tuple[int, int, bool]]:
         """Each kind's vectors, those outside the index and whether one has no embedding:
         one statement, and in a read's own snapshot once (a recall searches two kinds)."""
         if self._vector_kinds is not None:
             return self._vector_kinds
+        # Without pgvector there is no embedding column (and nothing to search here).
+        bare = (
+            "EXISTS (SELECT 1 FROM vectors v WHERE v.memory_id = s.memory_id "
+            "AND v.kind = s.kind AND v.embedding IS NULL)"
+            if self.vector_index.enabled
+            else "false"
+        )
         kinds = {
-            str(kind): (int(n), int(waiting), bool(bare))
-            for kind, n, waiting, bare in self._all(
-                "SELECT s.kind, s.vectors, s.unindexed, EXISTS (SELECT 1 FROM vectors v "
-                "WHERE v.memory_id = s.memory_id AND v.kind = s.kind AND v.embedding IS NULL) "
+            str(kind): (int(n), int(waiting), bool(unembedded))
+            for kind, n, waiting, unembedded in self._all(
+                f"SELECT s.kind, s.vectors, s.unindexed, {bare} "
                 "FROM vector_stats s WHERE s.memory_id = %s",
                 (self.memory_id,),
             )
