@@ -19,11 +19,11 @@ import numpy as np
 import numpy.typing as npt
 
 from turngraph.recall.embed import Vectors
-from turngraph.store.base import ReadTx, Store
+from turngraph.store.base import CACHED_ROWS_MAX, ReadTx, Store
 
 BINARY_ABOVE = 20_000  # vectors of one kind past which search starts from sign bits
 BINARY_CANDIDATES = 4_000  # rows scored exactly after the sign-bit prefilter
-SMALL_ROWS = 4_096  # matrices of at most this many rows share SMALL_BUDGET
+SMALL_ROWS = CACHED_ROWS_MAX  # matrices of at most this many rows share SMALL_BUDGET
 SMALL_BUDGET = 256 << 20  # bytes of small matrices kept per store
 LOADING_LOCKS = 64  # buffers are read and patched under one of these, picked by key
 
@@ -207,9 +207,9 @@ class VectorCache:
     def _current(self, store: Store, key: tuple[int, str], version: int) -> Matrix | None:
         """The kept buffer of ``key`` if it is at ``version`` (now the most recently used)."""
         with self._lock:
-            kept = self._data.setdefault(store, _Kept())
-            found = kept.buffers.get(key)
-            if found is None or found.version != version:
+            kept = self._data.get(store)
+            found = None if kept is None else kept.buffers.get(key)
+            if kept is None or found is None or found.version != version:
                 return None
             kept.buffers.move_to_end(key)
             return found.view()

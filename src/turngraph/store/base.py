@@ -291,6 +291,11 @@ class RecallReads(Protocol):
     def filter_observations(self, query: ObservationFilter, *, limit: int) -> list[int]: ...
 
 
+# Recall keeps cached matrices of at most this many rows within a bounded budget; a backend
+# that searches vectors itself leaves it exact searches up to this size (VectorSearch).
+CACHED_ROWS_MAX = 4_096
+
+
 @runtime_checkable
 class VectorSearch(Protocol):
     """A backend that can search a memory's stored vectors itself (PostgreSQL with pgvector),

@@ -52,6 +52,7 @@ from typing import Any
 import numpy as np
 import psycopg
 
+from turngraph.store.base import CACHED_ROWS_MAX
 from turngraph.store.postgres_rows import Statements
 from turngraph.store.postgres_schema import LOCK_SPACE, MIGRATION_LOCK, Conn
 
@@ -62,7 +63,7 @@ EXACT_BELOW = 2_000  # a memory's vectors of one kind searched exactly up to thi
 # Exact searches of at most this many vectors of a kind are left to recall's cached matrices
 # (whose budget holds matrices up to as many rows); larger ones, where ``exact_below`` is
 # set higher, are scanned here.
-IN_PROCESS_MAX = 4_096
+IN_PROCESS_MAX = CACHED_ROWS_MAX
 EF_SEARCH_MIN = 100
 EF_MARGIN = 1.25  # ef_search over the rows the memory's share of the index should give
 EF_SEARCH_MAX = 1_000  # pgvector's ceiling
