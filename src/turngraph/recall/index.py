@@ -43,22 +43,12 @@ def refresh_vectors(
     share); without, it drains the queue and looks once more before it stops, so nothing
     queued meanwhile is left behind.
     """
-    return _refresh(store, memory_id, embedder, batches)[0]
-
-
-def _refresh(
-    store: Store, memory_id: int, embedder: Embedder | None, batches: int | None
-) -> tuple[int, bool]:
-    """:func:`refresh_vectors`, and whether the queue it saw was emptied: False when another
-    thread was draining it, or rows may be left (a full last batch, or rows changed
-    meanwhile)."""
     with _GUARD:
         busy = _BUSY.setdefault((id(store), memory_id), threading.Lock())
-    written, emptied = 0, False
+    written = 0
     while busy.acquire(blocking=False):
         try:
-            more, emptied = _drain(store, memory_id, embedder, batches)
-            written += more
+            written += _drain(store, memory_id, embedder, batches)
         finally:
             busy.release()
         if batches is not None:
@@ -66,28 +56,20 @@ def _refresh(
         with store.read(memory_id) as tx:
             if not tx.index_queue(limit=1):
                 break
-    return written, emptied
+    return written
 
 
 def refresh_after_write(store: Store, memory_id: int, embedder: Embedder | None) -> None:
     """A writer's share of indexing: one batch, then the background indexer takes the rest
-    (rows other writers queued, or a large write's remainder). A writer whose batch emptied
-    the queue it read looks no further: rows queued after that read are their writers' (each
-    takes its own share, or finds this one at it and looks for itself)."""
-    _, emptied = _refresh(store, memory_id, embedder, 1)
-    if emptied:
-        return
+    (rows other writers queued, or a large write's remainder)."""
+    refresh_vectors(store, memory_id, embedder, batches=1)
     with store.read(memory_id) as tx:
         left = bool(tx.index_queue(limit=1))
     if left:
         schedule(store, memory_id, embedder)
 
 
-def _drain(
-    store: Store, memory_id: int, embedder: Embedder | None, batches: int | None
-) -> tuple[int, bool]:
-    """Batches of queued rows embedded and stored; how many, and whether the last read of
-    the queue found fewer than a batch and every one of them was done."""
+def _drain(store: Store, memory_id: int, embedder: Embedder | None, batches: int | None) -> int:
     written = 0
     while batches is None or batches > 0:
         if batches is not None:
@@ -97,12 +79,10 @@ def _drain(
             windows = [ref for kind, ref, _ in items if kind == "window"]
             around = tx.window_turns(windows) if windows and embedder is not None else {}
         if not items:
-            return written, True
+            return written
         if embedder is None:  # a lexical-only memory keeps no vectors
             with store.write(memory_id) as wtx:
                 wtx.dequeue_many([(kind, ref) for kind, ref, _ in items])
-            if len(items) < BATCH:
-                return written, True
             continue
         vectors = _vectors(embedder, items, around)
         with store.write(memory_id) as wtx:
@@ -114,10 +94,8 @@ def _drain(
         progress = len(done)
         written += progress
         if not progress:  # everything changed under us: the next write's pass takes it
-            return written, False
-        if len(items) < BATCH and progress == len(items):
-            return written, True
-    return written, False
+            return written
+    return written
 
 
 def _vectors(
