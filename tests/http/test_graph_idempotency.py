@@ -88,7 +88,7 @@ def test_a_client_write_that_times_out_returns_the_first_writes_result_and_lands
             session = srv.db.memory("slow").create_session().id
             # The extractor answers well after the server's timeout: the first send gets 503,
             # the next ones 409 in flight, the last the first write's stored result.
-            timer = threading.Timer(6 * TIMEOUT, release.set)
+            timer = threading.Timer(4 * TIMEOUT, release.set)
             timer.start()
             try:
                 with Client(srv.url, srv.admin_key) as client:

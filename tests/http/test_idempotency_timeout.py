@@ -18,7 +18,9 @@ from turngraph.config import Settings
 from ..fakes.openai_server import fake_openai
 from .conftest import running
 
-TIMEOUT = 0.4
+# Long enough that a retry, which answers at once, never itself runs past it on a busy host
+# (0.4 s did once, late in a full run of the suite).
+TIMEOUT = 1.0
 EXTRACTION = {
     "entities": [{"name": "Rome", "type": "place"}],
     "attributes": [],
@@ -67,8 +69,8 @@ def test_a_retry_with_the_same_key_after_a_timeout_never_stores_a_second_copy(
             assert first.status_code == 503, first.text
             assert first.headers["retry-after"] == "1"
             assert "Idempotency-Key" in first.json()["message"]
-            # Well past twice the timeout, the first worker still waits on the extractor.
-            time.sleep(4 * TIMEOUT)
+            # Past twice the timeout, the first worker still waits on the extractor.
+            time.sleep(2.5 * TIMEOUT)
             for _ in range(3):
                 retry = httpx.post(url, headers=headers, json=body, timeout=30)
                 assert retry.status_code == 409, retry.text
