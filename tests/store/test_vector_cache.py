@@ -1,6 +1,6 @@
-"""Recall's cached matrices over a backend's stored vectors: patched as the memory grows,
-they hold what a full load holds, sign bits included, and the sign-bit prefilter picks the
-rows nearest the query by Hamming distance."""
+"""Recall's cached matrices over a backend's stored vectors: patched as the memory grows
+(in or out of the order of refs), they hold what a full load holds, sign bits included,
+and the sign-bit prefilter picks the rows nearest the query by Hamming distance."""
 
 from __future__ import annotations
 
@@ -50,12 +50,20 @@ def test_sign_bits_patched_as_a_memory_grows_match_a_full_load_and_find_the_near
 
     put(range(1, 301))
     assert cached().bits is not None  # loaded with room for 375 rows
-    put(range(301, 701))
-    assert len(cached().refs) == 700  # patched past that room: the buffers grew
+    put(range(331, 361))
+    assert len(cached().refs) == 330  # appended
+    # Concurrent writers store vectors out of order: refs below the largest held are
+    # merged in order, here past the buffers' room.
+    put([*range(301, 331), *range(361, 421)])
+    before = cached()
+    assert before.refs.tolist() == list(range(1, 421))
+    put(range(441, 701))
+    put(range(421, 441))  # merged again, within the room
+    assert before.refs.tolist() == list(range(1, 421))  # a reader's view never shifts
     rows[5] = _unit(rng, 1)[0]
     put([6])
     found = cached()  # patched: new bytes for a row already held, replaced in place
-    assert len(loads) == 1  # patched twice, never reloaded
+    assert len(loads) == 1  # patched five times, never reloaded
     with store.read(memory_id) as tx:
         fresh = load(tx, "observation", DIM, -1).view()
     assert found.refs.tolist() == fresh.refs.tolist() == list(range(1, 701))

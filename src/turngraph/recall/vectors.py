@@ -163,8 +163,9 @@ def _packed(matrix: Vectors) -> npt.NDArray[np.uint64]:
 
 class VectorCache:
     """A memory's vectors as one matrix per kind. When the memory's index version moves, only
-    the vectors written since are read and patched in (appended, or replaced in place); a
-    deletion, or a new ref below the largest, reloads the kind whole."""
+    the vectors written since are read and patched in (appended, merged in order when
+    concurrent writers wrote them out of order, or replaced in place); a deletion reloads the
+    kind whole."""
 
     def __init__(self) -> None:
         # The books (which buffers, their order and bytes) under one lock, held briefly;
@@ -235,7 +236,8 @@ class VectorCache:
     @staticmethod
     def _patch(buf: _Buffer, tx: ReadTx, kind: str, dim: int, since: int, version: int) -> bool:
         """Bring ``buf`` (at ``since``) to ``version`` with the vectors written in between;
-        False when only a full load will do."""
+        False when only a full load will do (something was deleted, or the matrix crosses
+        the size where sign bits start)."""
         rows = tx.load_vectors(kind, since=since)
         new_refs = np.array([r for r, _ in rows], dtype=np.int64)
         data = (
@@ -250,30 +252,58 @@ class VectorCache:
         added = new_refs[~known]
         if tx.vector_count(kind) != buf.n + len(added):
             return False  # something was deleted
-        if len(added) and buf.n and added.min() <= live[-1]:
-            return False  # keeping refs sorted would need a reshuffle
         if buf.bits is None and buf.n + len(added) > BINARY_ABOVE and dim % 64 == 0:
             return False  # crossing the size where sign bits start
-        if buf.n + len(added) > len(buf.refs):
-            grow = max(len(buf.refs) * 2, buf.n + len(added))
-            buf.refs = np.resize(buf.refs, grow)
-            buf.vectors = np.resize(buf.vectors, (grow, dim))
-            if buf.bits is not None:
-                bits = np.zeros((dim // 64, grow), dtype=np.uint64)
-                bits[:, : buf.n] = buf.bits[:, : buf.n]
-                buf.bits = bits
         if known.any():
             buf.vectors[pos[known]] = data[known]
             if buf.bits is not None:
                 buf.bits[:, pos[known]] = _packed(data[known]).T
-        end = buf.n + len(added)
-        buf.refs[buf.n : end] = added
-        buf.vectors[buf.n : end] = data[~known]
-        if buf.bits is not None:
-            buf.bits[:, buf.n : end] = _packed(data[~known]).T
-        buf.n = end
+        if len(added):
+            _insert(buf, added, data[~known], dim)
         buf.version = version
         return True
+
+
+def _insert(buf: _Buffer, refs: npt.NDArray[np.int64], vectors: Vectors, dim: int) -> None:
+    """Add rows of refs ``buf`` does not hold, keeping its rows sorted by ref. Refs above
+    every held one (the usual case) are appended in place; others (written out of order by
+    concurrent writers) are merged into new arrays, so a reader's view is never shifted."""
+    order = np.argsort(refs, kind="stable")
+    refs, vectors = refs[order], vectors[order]
+    bits = None if buf.bits is None else _packed(vectors).T
+    n, end = buf.n, buf.n + len(refs)
+    room = len(buf.refs)
+    if n and refs[0] < buf.refs[n - 1]:
+        cap = room if end <= room else max(room * 2, end)
+        at = np.searchsorted(buf.refs[:n], refs) + np.arange(len(refs))
+        old = np.ones(end, dtype=bool)
+        old[at] = False
+        merged_refs = np.zeros(cap, dtype=np.int64)
+        merged_refs[at] = refs
+        merged_refs[:end][old] = buf.refs[:n]
+        merged = np.zeros((cap, dim), dtype=np.float32)
+        merged[at] = vectors
+        merged[:end][old] = buf.vectors[:n]
+        if buf.bits is not None and bits is not None:
+            merged_bits = np.zeros((dim // 64, cap), dtype=np.uint64)
+            merged_bits[:, at] = bits
+            merged_bits[:, :end][:, old] = buf.bits[:, :n]
+            buf.bits = merged_bits
+        buf.refs, buf.vectors, buf.n = merged_refs, merged, end
+        return
+    if end > room:
+        grow = max(room * 2, end)
+        buf.refs = np.resize(buf.refs, grow)
+        buf.vectors = np.resize(buf.vectors, (grow, dim))
+        if buf.bits is not None:
+            grown = np.zeros((dim // 64, grow), dtype=np.uint64)
+            grown[:, :n] = buf.bits[:, :n]
+            buf.bits = grown
+    buf.refs[n:end] = refs
+    buf.vectors[n:end] = vectors
+    if buf.bits is not None and bits is not None:
+        buf.bits[:, n:end] = bits
+    buf.n = end
 
 
 VECTORS = VectorCache()
