@@ -73,3 +73,19 @@ def test_each_entity_gives_its_strongest_relationships_either_way_round(
     assert none == {}
     assert [r.id for r in wide[ben]] == [rels[ana, ben], rels[ben, ben]]
     assert [r.id for r in wide[ben]] == [rels[ana, ben], rels[ben, ben]]
+
+
+def test_entities_are_found_by_their_key_before_an_alias(store: Store, memory_id: int) -> None:
+    def entity(key: str, name: str) -> int:
+        return tx.insert_entity(
+            key=key, name=name, type="person", description="", retrieval_queries=(), now=NOW
+        ).id
+
+    with store.write(memory_id) as tx:
+        bob, rob, ann = entity("bob", "Bob"), entity("rob", "Rob"), entity("ann", "Ann")
+        tx.add_alias(key="robert", name="Robert", entity_id=bob)
+        tx.add_alias(key="rob", name="Rob", entity_id=bob)  # also another entity's own key
+    with store.read(memory_id) as rtx:
+        found = rtx.find_entities(["ann", "robert", "rob", "nobody", "ann"])
+    assert {key: e.id for key, e in found.items()} == {"ann": ann, "robert": bob, "rob": rob}
+    assert found["robert"].name == "Bob"

@@ -152,6 +152,35 @@ def test_entities_are_found_by_name_description_and_queries(store: Store, memory
     assert _ids(found) == {by_name, by_text, by_query}
 
 
+def test_searches_sent_together_answer_each_as_alone(store: Store, memory_id: int) -> None:
+    with store.write(memory_id) as tx:
+        insert_note(tx, "a", "the quokka crossed the harbour")
+        insert_note(tx, "b", "a ferry to the harbour", title="quokka")
+        insert_note(tx, "c", "nothing here")
+        tx.insert_entity(
+            key="quokka",
+            name="Quokka",
+            type="animal",
+            description="",
+            retrieval_queries=(),
+            now=NOW,
+        )
+    searches = [
+        TextSearch("observation", ("quokka", "harbour"), limit=10),
+        TextSearch("entity", ("quokka",), limit=10),
+        TextSearch("observation", (), limit=10),  # no terms: nothing
+        TextSearch("observation", ("quokka", "harbour"), limit=10, match="all"),
+        TextSearch("observation", ("harbour",), limit=1, fields=(("content", 1.0),)),
+    ]
+    with store.read(memory_id) as rtx:
+        together = rtx.search_texts(searches)
+        alone = [rtx.search_text(search) for search in searches]
+        with pytest.raises(ValueError, match="search_attributes"):
+            rtx.search_texts([TextSearch("attribute", ("lisbon",), limit=10)])
+    assert together == alone
+    assert [len(found) for found in together] == [2, 1, 0, 2, 1]
+
+
 def test_attributes_come_back_as_rows_with_their_ids(store: Store, memory_id: int) -> None:
     with store.write(memory_id) as tx:
         oid = insert_note(tx, "a", "Ada moved to Lisbon")

@@ -221,6 +221,11 @@ class Database:
                 pass  # it exists (perhaps created a moment ago by another process)
         return Memory(self.store, self._row(name, organization), self.extractor)
 
+    def memory_of(self, row: MemoryRow) -> Memory:
+        """The memory of a row already read (by ``store.get_memory``), without reading it
+        again; ValueError when its stored retrieval configuration does not parse."""
+        return Memory(self.store, row, self.extractor)
+
     def _row(self, name: str, organization: str) -> MemoryRow:
         validate_memory_name(name)
         row = self.store.get_memory(name, organization=organization)

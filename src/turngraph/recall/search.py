@@ -294,23 +294,22 @@ class RecallOps:
         # What makes an entity worth returning: the query names it, matches its text, or
         # is close to it in meaning (a dense neighbour below ENTITY_SIMILARITY only ranks).
         entity_sources: set[int] = {e.id for e in named}
-        if terms and mode != "dense":
-            matched = dict(tx.search_text(TextSearch("entity", tuple(terms), limit=50)))
+        # The entity and passage searches go to the store together.
+        by_entity = terms and mode != "dense"
+        by_passage = mode in ("hybrid", "lexical") and terms
+        searches = []
+        if by_entity:
+            searches.append(TextSearch("entity", tuple(terms), limit=50))
+        if by_passage:
+            # One BM25 over the text and its window, the window weighted W_CONTEXT.
+            selective = tuple(self._selective(tx, topic_terms))
+            searches.append(TextSearch("observation", selective, limit=POOL, fields=PASSAGE_FIELDS))
+        found = iter(tx.search_texts(searches))
+        if by_entity:
+            matched = dict(next(found))
             ent_signals.append((matched, 1.0))
             entity_sources |= matched.keys()
-        lexical: dict[int, float] = {}
-        if mode in ("hybrid", "lexical") and terms:
-            # One BM25 over the text and its window, the window weighted W_CONTEXT.
-            lexical = dict(
-                tx.search_text(
-                    TextSearch(
-                        "observation",
-                        tuple(self._selective(tx, topic_terms)),
-                        limit=POOL,
-                        fields=PASSAGE_FIELDS,
-                    )
-                )
-            )
+        lexical: dict[int, float] = dict(next(found)) if by_passage else {}
         attributes = self._attribute_hits(tx, terms, at, flt) if mode != "dense" else []
         # Read ahead while the embedding may still run: the turn keys of the lexical matches.
         known = tx.turn_keys(list(lexical)) if pending is not None else {}

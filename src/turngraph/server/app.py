@@ -89,7 +89,7 @@ def _warm(db: Database) -> None:
         db.extractor.warm()
     for row in db.store.list_memories():
         try:
-            embedder = db.memory(row.name, organization=row.organization).embedder
+            embedder = db.memory_of(row).embedder
             if embedder is not None:
                 embedder.embed(["warm up"])
                 if (single := embedder.single_threaded()) is not embedder:

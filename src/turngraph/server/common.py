@@ -150,7 +150,7 @@ def bind(db: Database, caller: Caller, name: str, needed: Tier, *, bad_id: int =
         raise NotFoundError(f"no memory named {name!r}", memory=name)
     tier = caller.require(db.store, row, needed)
     try:
-        memory = db.memory(name, organization=row.organization)
+        memory = db.memory_of(row)  # the row just read: no second read
     except ValueError as exc:  # a stored configuration that no longer parses
         raise HTTPProblem(
             503,

@@ -282,7 +282,7 @@ def list_memories(db: DatabaseDep, caller: CallerDep) -> list[MemoryInfo]:
         if tier is None or (row.organization != own and row.name in taken):
             continue  # no access, or its name means the caller's own organization's memory
         try:
-            info = db.memory(row.name, organization=row.organization).info()
+            info = db.memory_of(row).info()
         except ValueError:  # a stored configuration that no longer parses: refused on use
             continue
         out.append(info.model_copy(update={"tier": tier}))

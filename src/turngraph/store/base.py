@@ -260,6 +260,11 @@ class RecallReads(Protocol):
         """Observation or entity ids matching ``search``, best first, with their score."""
         ...
 
+    def search_texts(self, searches: Sequence[TextSearch]) -> list[list[tuple[int, float]]]:
+        """What :meth:`search_text` answers for each of ``searches``, in their order; a
+        backend may send them together (one round trip to a database server)."""
+        ...
+
     def search_attributes(self, search: TextSearch) -> list[tuple[AttributeRow, float]]:
         """Attribute versions matching ``search`` (of kind ``attribute``), best first."""
         ...

@@ -246,11 +246,7 @@ class PostgresStore(AccessRows):
             if conn.info.transaction_status == TransactionStatus.INTRANS:
                 yield self._reads(conn, memory_id, snapshot=False)  # nested in a write
                 return
-            try:
-                conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            except psycopg.Error as exc:
-                raise StoreError(f"cannot start a read: {_reason(exc)}") from exc
-            try:
+            try:  # its BEGIN goes with its first statement (PostgresReadTx)
                 yield self._reads(conn, memory_id, snapshot=True)
             except psycopg.Error as exc:
                 raise StoreError(f"read failed: {_reason(exc)}", memory_id=memory_id) from exc

@@ -7,6 +7,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
+from psycopg import Cursor
+
 from turngraph.store.base import (
     AssertionRow,
     BackingRow,
@@ -39,6 +41,15 @@ from turngraph.store.sqlite_rows import (
 )
 
 _COUNTED = ("observations", "entities", "relationships", "files", "sessions", "turns")
+_E_COLS = ", ".join("e." + c.strip() for c in _ENT_COLS.split(","))
+# Entities by key (0) and by alias (1): the key asked for, then the entity's columns.
+_FIND_ENTITIES = (
+    f"SELECT 0, e.key, {_E_COLS} FROM entities e "
+    "WHERE e.memory_id = %(m)s AND e.key = ANY(%(keys)s) "
+    f"UNION ALL SELECT 1, a.key, {_E_COLS} FROM entity_aliases a JOIN entities e "
+    "ON e.memory_id = a.memory_id AND e.id = a.entity_id "
+    "WHERE a.memory_id = %(m)s AND a.key = ANY(%(keys)s)"
+)
 
 
 class PostgresReadTx(TurnReads, SearchReads, VectorReads):
@@ -49,13 +60,33 @@ class PostgresReadTx(TurnReads, SearchReads, VectorReads):
         super().__init__(conn, memory_id)
         self._snapshot = snapshot
         self._version: int | None = None
+        self._version_read: Cursor[Any] | None = None
+        if snapshot:  # its BEGIN goes with its first statement
+            self._opening = ("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",)
+
+    def _open(self) -> None:
+        # A snapshot never sees the version move: read once, in the opening round trip
+        # (recall asks for it on every search of its cached matrices).
+        opening = self._opening
+        super()._open()
+        if opening and self._snapshot:
+            self._version_read = self.conn.execute(
+                "SELECT index_version FROM memories WHERE id = %s", (self.memory_id,)
+            )
 
     def index_version(self) -> int:
-        # A snapshot never sees the version move: read once (each cached matrix asks).
         if not self._snapshot:
             return super().index_version()
         if self._version is None:
-            self._version = super().index_version()
+            if self._opening:
+                with self.conn.pipeline():
+                    self._open()
+            if self._version_read is None:
+                self._version = super().index_version()
+            else:
+                row = self._version_read.fetchone()
+                self._version = 0 if row is None else int(row[0])
+                self._version_read = None
         return self._version
 
     def counts(self) -> Counts:
@@ -155,24 +186,13 @@ class PostgresReadTx(TurnReads, SearchReads, VectorReads):
         wanted = list(dict.fromkeys(keys))
         if not wanted:
             return {}
-        out = {
-            r[1]: _ent(r)
-            for r in self._all(
-                f"SELECT {_ENT_COLS} FROM entities WHERE memory_id = %s AND key = ANY(%s)",
-                (self.memory_id, wanted),
-            )
-        }
-        missing = [k for k in wanted if k not in out]
-        if missing:
-            cols = ", ".join("e." + c.strip() for c in _ENT_COLS.split(","))
-            for r in self._all(
-                f"SELECT a.key, {cols} FROM entity_aliases a JOIN entities e "
-                "ON e.memory_id = a.memory_id AND e.id = a.entity_id "
-                "WHERE a.memory_id = %s AND a.key = ANY(%s)",
-                (self.memory_id, missing),
-            ):
-                out[r[0]] = _ent(r[1:])
-        return out
+        # The entities by key and by alias in one statement; a key's own entity comes
+        # before an alias of another's.
+        out: dict[str, EntityRow] = {}
+        aliased: dict[str, EntityRow] = {}
+        for r in self._all(_FIND_ENTITIES, {"m": self.memory_id, "keys": wanted}):
+            (aliased if r[0] else out)[r[1]] = _ent(r[2:])
+        return out | {k: e for k, e in aliased.items() if k not in out}
 
     def get_entities(self, ids: Iterable[int]) -> dict[int, EntityRow]:
         wanted = list(ids)

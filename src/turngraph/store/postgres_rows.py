@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import psycopg
+from psycopg import Cursor
 from psycopg.adapt import Dumper
 
 from turngraph.store.postgres_schema import Conn
@@ -68,11 +69,13 @@ ATTR_COLS = (
     "a.valid_from, a.valid_until, a.supersedes, a.superseded_by, a.created_at, e.name, e.type, "
     "e.key, t.id, o.slug"
 )
-ATTR_FROM = (
-    "FROM attributes a JOIN entities e ON e.memory_id = a.memory_id AND e.id = a.entity_id "
+# What an attribute row joins (ATTR_COLS reads them), after ``attributes a``.
+ATTR_JOINS = (
+    "JOIN entities e ON e.memory_id = a.memory_id AND e.id = a.entity_id "
     "JOIN observations o ON o.memory_id = a.memory_id AND o.id = a.observation_id "
     "LEFT JOIN turns t ON t.memory_id = a.memory_id AND t.observation_id = a.observation_id"
 )
+ATTR_FROM = f"FROM attributes a {ATTR_JOINS}"
 ATTR_SELECT = f"SELECT {ATTR_COLS} {ATTR_FROM}"
 
 
@@ -87,18 +90,39 @@ class Statements:
         self.conn = conn
         self.memory_id = memory_id
 
+    # Statements that open the transaction, sent with its first statement in one round trip
+    # (a read's BEGIN): a transaction that runs none never sends them.
+    _opening: tuple[str, ...] = ()
+
     # Every statement's lists of ints go as bigint[] literals (IntArray).
 
+    def _execute(self, sql: str, params: Params = ()) -> Cursor[Any]:
+        if not self._opening:
+            return self.conn.execute(sql, _arrays(params))
+        with self.conn.pipeline():
+            self._open()
+            return self.conn.execute(sql, _arrays(params))
+
+    def _send(self, sql: str, params: Params = ()) -> Cursor[Any]:
+        """Run a statement without the opening (within a pipeline: queue it)."""
+        return self.conn.execute(sql, _arrays(params))
+
+    def _open(self) -> None:
+        """Send the opening statements now (pipelined when called within a pipeline)."""
+        opening, self._opening = self._opening, ()
+        for statement in opening:
+            self.conn.execute(statement)
+
     def _one(self, sql: str, params: Params = ()) -> Any:
-        return self.conn.execute(sql, _arrays(params)).fetchone()
+        return self._execute(sql, params).fetchone()
 
     def _all(self, sql: str, params: Params = ()) -> list[Any]:
-        return self.conn.execute(sql, _arrays(params)).fetchall()
+        return self._execute(sql, params).fetchall()
 
     def _col(self, sql: str, params: Params = ()) -> list[Any]:
         """The first column of every row."""
-        return [r[0] for r in self.conn.execute(sql, _arrays(params)).fetchall()]
+        return [r[0] for r in self._execute(sql, params).fetchall()]
 
     def _run(self, sql: str, params: Params = ()) -> int:
         """Run a statement; how many rows it changed."""
-        return self.conn.execute(sql, _arrays(params)).rowcount
+        return self._execute(sql, params).rowcount

@@ -41,6 +41,7 @@ from turngraph.store.base import (
 from turngraph.store.postgres_rows import (
     ATTR_COLS,
     ATTR_FROM,
+    ATTR_JOINS,
     REL_COLS,
     REL_SELECT,
     TURN_SELECT,
@@ -159,20 +160,35 @@ class SearchReads(Statements):
             raise ValueError("attributes are searched with search_attributes")
         return self._search_rows(search)
 
+    def search_texts(self, searches: Sequence[TextSearch]) -> list[list[tuple[int, float]]]:
+        # The statements travel together: one round trip for all of them.
+        if any(search.kind == "attribute" for search in searches):
+            raise ValueError("attributes are searched with search_attributes")
+        with self.conn.pipeline():
+            self._open()
+            sent = [
+                self._send(*bm25_query(self.memory_id, search)) if search.terms else None
+                for search in searches
+            ]
+        return [
+            [] if cur is None else [(int(r[0]), float(r[1])) for r in cur.fetchall()]
+            for cur in sent
+        ]
+
     def search_attributes(self, search: TextSearch) -> list[tuple[AttributeRow, float]]:
         if search.kind != "attribute":
             raise ValueError(f"search_attributes searches attributes, not {search.kind}")
-        matches = self._search_rows(search)
-        if not matches:
+        if not search.terms:
             return []
-        rows = {
-            int(r[0]): _attr(r[1:])
-            for r in self._all(
-                f"SELECT a.ref, {ATTR_COLS} {ATTR_FROM} WHERE a.memory_id = %s AND a.ref = ANY(%s)",
-                (self.memory_id, [ref for ref, _ in matches]),
-            )
-        }
-        return [(rows[ref], score) for ref, score in matches if ref in rows]
+        # The ranking and the rows in one statement: the BM25 search is its subquery.
+        sql, params = bm25_query(self.memory_id, search)
+        found = self._all(
+            f"SELECT h.score, {ATTR_COLS} FROM ({sql}) AS h(ref, score) "
+            "JOIN attributes a ON a.memory_id = %(m)s AND a.ref = h.ref "
+            f"{ATTR_JOINS} ORDER BY h.score DESC, h.ref",
+            params,
+        )
+        return [(_attr(r[1:]), float(r[0])) for r in found]
 
     def _search_rows(self, search: TextSearch) -> list[tuple[int, float]]:
         """Rows matching ``search`` ranked by BM25 over the fields' weighted term counts

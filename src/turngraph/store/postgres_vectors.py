@@ -360,6 +360,7 @@ class VectorReads(Statements):
         if count <= index.exact_below or waiting or dim > HNSW_MAX_DIMENSION:
             return False
         if dim not in index.dimensions:  # built by another process since this one opened?
+            self._open()
             index.dimensions.update(_indexed_dimensions(self.conn))
         return dim in index.dimensions
 
@@ -385,6 +386,7 @@ class VectorReads(Statements):
         # look cheaper); the setting goes back to the session's after the search. The
         # settings, the search and the reset travel together: one round trip, not three.
         with self.conn.pipeline():
+            self._open()
             self.conn.execute(
                 "SELECT set_config('enable_sort', 'off', true), "
                 "set_config('hnsw.ef_search', %s, true)",

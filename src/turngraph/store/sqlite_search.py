@@ -143,6 +143,9 @@ class SearchReads:
             raise ValueError("attributes are searched with search_attributes")
         return self._search_rows(search)
 
+    def search_texts(self, searches: Sequence[TextSearch]) -> list[list[tuple[int, float]]]:
+        return [self.search_text(search) for search in searches]
+
     def search_attributes(self, search: TextSearch) -> list[tuple[AttributeRow, float]]:
         if search.kind != "attribute":
             raise ValueError(f"search_attributes searches attributes, not {search.kind}")
