@@ -495,7 +495,10 @@ def _postings_statement(match: Literal["any", "all", "one"]) -> str:
     entries of the terms' words, each word's document frequency in the fields searched (the
     rows holding it under one of their labels, ``%(mask)s``), and the rows holding one of the
     words there (any) or all of them (all). It ranks as ``_bm25_statement`` does; its cost
-    follows the number of entries read, not the size of the rows' texts. A search of one
+    follows the number of entries read, not the size of the rows' texts. Each word's entries
+    are read from the key's index by a subquery of its own (``OFFSET 0`` keeps the planner
+    from joining them back into a hash join over every entry of the memory, which it picked
+    for a question of eight words on a conversation of 1,000 turns: 5.3 ms against 4.0). A search of one
     term (``one``: any and all alike) reads at most one entry a row, so it ranks the entries
     without grouping them by row."""
     every = "HAVING count(*) = (SELECT count(*) FROM words) " if match == "all" else ""
@@ -508,8 +511,9 @@ def _postings_statement(match: Literal["any", "all", "one"]) -> str:
         "AND x.word = words.w AND x.mask & %(mask)s <> 0) AS f, "
         "LATERAL (SELECT ln((stats.n - f.df + 0.5) / (f.df + 0.5)) AS x) AS i), "
         "p AS (SELECT p.key, p.len, df.idf, p.a * %(wA)s + p.b * %(wB)s + p.c * %(wC)s "
-        "+ p.d * %(wD)s AS tf FROM df JOIN text_postings AS p ON p.memory_id = %(m)s "
-        "AND p.kind = %(kind)s AND p.word = df.word WHERE p.mask & %(mask)s <> 0) "
+        "+ p.d * %(wD)s AS tf FROM df CROSS JOIN LATERAL (SELECT x.key, x.len, x.a, x.b, "
+        "x.c, x.d FROM text_postings AS x WHERE x.memory_id = %(m)s AND x.kind = %(kind)s "
+        "AND x.word = df.word AND x.mask & %(mask)s <> 0 OFFSET 0) AS p) "
         + (
             f"SELECT p.key, {_bm25('p.idf', 'p.tf', 'p.len')} AS score FROM p CROSS JOIN stats "
             if match == "one"
