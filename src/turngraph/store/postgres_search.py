@@ -498,9 +498,9 @@ def _postings_statement(match: Literal["any", "all", "one"]) -> str:
     follows the number of entries read, not the size of the rows' texts. Each word's entries
     are read from the key's index by a subquery of its own (``OFFSET 0`` keeps the planner
     from joining them back into a hash join over every entry of the memory, which it picked
-    for a question of eight words on a conversation of 1,000 turns: 5.3 ms against 4.0). A search of one
-    term (``one``: any and all alike) reads at most one entry a row, so it ranks the entries
-    without grouping them by row."""
+    for a question of eight words on a conversation of 1,000 turns: 5.3 ms against 4.0).
+    A search of one term (``one``: any and all alike) reads at most one entry a row, so it
+    ranks the entries without grouping them by row."""
     every = "HAVING count(*) = (SELECT count(*) FROM words) " if match == "all" else ""
     return (
         f"{_WORDS_AND_STATS}"
