@@ -59,7 +59,15 @@ def test_tiers_are_nested_per_connection_and_org_visibility_reads(
         caller = turngraph.core.access.Caller(access.principal(pid), "k")
         row = rows[memory]
         assert row is not None
-        return caller.tier_on(db.store, row)
+        held = caller.tier_on(db.store, row)
+        # The memory and the tier from one read (the HTTP layer's), reached by name.
+        reached = caller.reach(db.store, memory)
+        if reached is None:  # another organization's, without a connection
+            assert held is None
+            assert row.organization != caller.principal.organization
+        else:
+            assert reached == (row, held)
+        return held
 
     assert [tier(p, "private-notes") for p in ("reader", "writer", "owner", "ext", "root")] == [
         "read",
@@ -80,9 +88,16 @@ def test_tiers_are_nested_per_connection_and_org_visibility_reads(
     assert row is not None
     with pytest.raises(ForbiddenError, match="needs the 'full' tier"):
         caller.require(db.store, row, "full")
+    with pytest.raises(ForbiddenError, match="needs the 'full' tier"):
+        caller.open(db.store, "private-notes", "full")
+    assert caller.open(db.store, "private-notes", "read_write") == (row, "read_write")
     access.revoke_grant("writer", row)
     with pytest.raises(ForbiddenError, match="no connection"):
         caller.require(db.store, row, "read")
+    with pytest.raises(ForbiddenError, match="no connection"):
+        caller.open(db.store, "private-notes", "read")
+    with pytest.raises(NotFoundError, match="no memory named 'rival'"):
+        caller.open(db.store, "rival", "read")  # another organization's reads as unknown
     assert {(g.principal_id, g.memory, g.tier) for g in access.list_grants()} == {
         ("reader", "private-notes", "read"),
         ("owner", "private-notes", "full"),
@@ -126,6 +141,10 @@ def test_a_name_means_the_callers_organizations_memory_or_one_it_is_connected_to
     # ... unless the name already means another memory to the principal.
     theirs_row = db.store.get_memory("notes", organization="globex")
     assert theirs_row is not None
+    # Were it connected to both (the store allows it), its own organization's would win.
+    db.store.set_grant("ann", theirs_row.id, "full", datetime.now(UTC))
+    assert found("ann", "notes") == ("notes", "acme")
+    assert db.store.remove_grant("ann", theirs_row.id)
     with pytest.raises(ConflictError, match="already reaches a memory named 'notes'"):
         access.grant("ann", theirs_row, "read")
     assert (ours.info().organization, theirs.info().organization) == ("acme", "globex")

@@ -14,6 +14,7 @@ from .conftest import NOW, insert_note
 pytest.importorskip("psycopg")  # the postgres extra; `make test` installs it
 
 from turngraph.store import postgres_stats
+from turngraph.store.base import TextSearch
 from turngraph.store.postgres import PostgresStore
 from turngraph.store.postgres_stats import ANALYZE_FROM
 
@@ -101,5 +102,30 @@ def test_a_refresh_asked_for_too_soon_after_the_last_runs_once_the_gap_has_passe
             lambda: _stamp(store, "text_postings", "last_vacuum") != first,
             "the refresh asked for within the gap never ran",
         )
+    finally:
+        store.close()
+
+
+def test_a_text_search_repeated_on_a_connection_is_planned_once_generically(
+    postgres_url: str,
+) -> None:
+    store = PostgresStore(postgres_url)
+    try:
+        memory = store.create_memory(name="acme", visibility="private", retrieval="{}", now=NOW)
+        _add_notes(store, memory.id, 5, 0)
+        search = TextSearch("observation", ("note", "number"), limit=5)
+        with store.read(memory.id) as tx:  # one connection for all the runs
+            first = tx.search_text(search)
+            for _ in range(11):
+                assert tx.search_text(search) == first
+            plans = tx._all(
+                "SELECT generic_plans, custom_plans FROM pg_prepared_statements "
+                "WHERE statement LIKE %s",
+                ("%text_postings%",),
+            )
+        # Prepared from its fifth run; PostgreSQL's default would plan each of the next
+        # five runs for its values (about 1 ms each for a text search) before deciding.
+        assert plans
+        assert all(generic >= 1 and custom == 0 for generic, custom in plans), plans
     finally:
         store.close()

@@ -391,3 +391,25 @@ def test_an_index_of_every_row_is_rebuilt_over_the_large_memories_at_open(
             found, scans = _index_scans(store, large, query, 10)
             assert scans > 0
             assert found == _exact(store, large, query, 10)
+
+
+def test_the_stored_embedding_is_the_vector_value_for_value(postgres_url: str) -> None:
+    store = PostgresStore(postgres_url)
+    try:
+        vectors = _unit(np.random.default_rng(3), 2)
+        vectors[1, 5] = np.nan  # pgvector takes no NaN: it is stored as 0 in the embedding
+        memory_id = _fill(store, "exact", vectors, first_ref=1)
+        with store.write(memory_id) as tx:
+            tx.put_vectors([("entity", 7, b"")])  # no values: no embedding
+        with store.read(memory_id) as tx:
+            rows = tx._all(
+                "SELECT ref, embedding::real[] FROM vectors WHERE memory_id = %s ORDER BY ref",
+                (memory_id,),
+            )
+    finally:
+        store.close()
+    expected = np.nan_to_num(vectors, nan=0.0)
+    assert [ref for ref, _ in rows] == [1, 2, 7]
+    for (_, stored), want in zip(rows[:2], expected, strict=True):
+        assert np.array_equal(np.asarray(stored, dtype=np.float32), want)
+    assert rows[2][1] is None

@@ -67,20 +67,28 @@ class Caller:
         """The memory this caller means by ``name``: its organization's, else the one of that
         name in another organization it is connected to; None when there is neither (whether
         or not another organization uses the name)."""
-        own = store.get_memory(name, organization=self.principal.organization)
-        if own is not None:
-            return own
-        for grant in store.list_grants(self.principal.id):
-            if grant.memory == name:
-                return store.get_memory(name, organization=grant.organization)
-        return None
+        found = self.reach(store, name)
+        return None if found is None else found[0]
+
+    def reach(self, store: Store, name: str) -> tuple[MemoryRow, Tier | None] | None:
+        """The memory this caller means by ``name`` (as :meth:`find_memory`) with this
+        caller's tier on it (None: no access at all), from one read of the store."""
+        found = store.reach_memory(self.principal.id, self.principal.organization, name)
+        if found is None:
+            return None
+        row, granted = found
+        return row, self._tier(row, granted)
 
     def tier_on(self, store: Store, memory: MemoryRow) -> Tier | None:
         """This caller's effective tier on ``memory``; None when it has no access at all."""
+        if self.principal.admin and memory.organization == self.principal.organization:
+            return "full"
+        return self._tier(memory, store.get_grant(self.principal.id, memory.id))
+
+    def _tier(self, memory: MemoryRow, granted: str | None) -> Tier | None:
         own = memory.organization == self.principal.organization
         if self.principal.admin and own:
             return "full"
-        granted = store.get_grant(self.principal.id, memory.id)
         if granted is not None:
             return check_tier(granted)
         if memory.visibility == "organization" and own:
@@ -95,7 +103,21 @@ class Caller:
         """The caller's tier on ``memory``, or ForbiddenError naming what is missing
         (NotFoundError, as for an unknown name, when the memory belongs to another
         organization and the caller has no connection to it)."""
-        held = self.tier_on(store, memory)
+        return self.allowed(memory, self.tier_on(store, memory), needed)
+
+    def open(self, store: Store, name: str, needed: Tier) -> tuple[MemoryRow, Tier]:
+        """The memory this caller means by ``name`` and its tier there, if that allows
+        ``needed`` (:meth:`require`), from one read of the store; NotFoundError for a name
+        it cannot reach."""
+        found = self.reach(store, name)
+        if found is None:
+            raise NotFoundError(f"no memory named {name!r}", memory=name)
+        row, held = found
+        return row, self.allowed(row, held, needed)
+
+    def allowed(self, memory: MemoryRow, held: Tier | None, needed: Tier) -> Tier:
+        """``held`` if it allows ``needed`` on ``memory``, else the error :meth:`require`
+        raises."""
         if held is None and memory.organization != self.principal.organization:
             raise NotFoundError(f"no memory named {memory.name!r}", memory=memory.name)
         if held is None:

@@ -480,14 +480,14 @@ class Gateway:
                     f"header 'X-Turngraph-Memory: NAME' with one of: {_names(reachable)}",
                 )
             name = reachable[0]
-        row = caller.find_memory(db.store, name)
-        tier = None if row is None else caller.tier_on(db.store, row)
+        found = caller.reach(db.store, name)
+        row, tier = (None, None) if found is None else found
         if row is None or (tier is None and row.organization != caller.principal.organization):
             # Another organization's memory is not disclosed: it reads as an unknown name.
             return _Refusal(404, f"no memory named {name!r}")
         if tier is None:
             return _Refusal(403, f"this key has no connection to memory {name!r}")
-        memory = db.memory(name, organization=row.organization)
+        memory = db.memory_of(row)  # the row just read: no second read
         try:
             check_servable(memory)
         except HTTPProblem as exc:

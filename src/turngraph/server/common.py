@@ -145,10 +145,7 @@ def bind(db: Database, caller: Caller, name: str, needed: Tier, *, bad_id: int =
     id, 404 for a name the caller's organization does not use (another organization's memory
     reads the same), 403 without a sufficient connection."""
     memory_name(name, status=bad_id)
-    row = caller.find_memory(db.store, name)
-    if row is None:
-        raise NotFoundError(f"no memory named {name!r}", memory=name)
-    tier = caller.require(db.store, row, needed)
+    row, tier = caller.open(db.store, name, needed)  # one read: the memory and the grant
     try:
         memory = db.memory_of(row)  # the row just read: no second read
     except ValueError as exc:  # a stored configuration that no longer parses

@@ -40,6 +40,7 @@ from typing import Any
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg.pq import TransactionStatus
+from psycopg.types import TypeInfo
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from turngraph.config import Settings
@@ -55,13 +56,27 @@ from turngraph.store.postgres_schema import (
     describe_url,
 )
 from turngraph.store.postgres_stats import StatisticsRefresh
-from turngraph.store.postgres_vectors import open_vector_index
+from turngraph.store.postgres_vectors import open_vector_index, send_vectors_binary, vector_type
 from turngraph.store.postgres_write import PostgresTx
 from turngraph.store.sqlite_rows import from_db, to_db
 
 _MEMORY_COLS = "id, name, visibility, retrieval, created_at, organization"
 # A connection idle in the pool longer than this is checked with a round trip before a lease.
 RECHECK_IDLE_SECONDS = 5.0
+
+
+def _configure(conn: Conn, vectors: TypeInfo | None) -> None:
+    """A new pooled connection: vectors travel in pgvector's binary form where the database
+    has it, and its session's settings. Its statements are prepared from their
+    fifth use (psycopg's default), and each is then planned once, generically, not on every
+    run: the planner otherwise plans again for each run's values whenever that looks cheaper,
+    and the text searches' plans (about 1 ms each) cost more than they run on a small
+    memory. Every statement names its memory by the leading column of an index, so the
+    generic plans read the memory's rows through that index as the custom ones do
+    (docs/scaling.md)."""
+    if vectors is not None:
+        send_vectors_binary(conn, vectors)
+    conn.execute("SET plan_cache_mode = force_generic_plan")
 
 
 class PostgresStore(AccessRows):
@@ -87,6 +102,7 @@ class PostgresStore(AccessRows):
                     where=self._where,
                     exact_below=self.settings.postgres_exact_vectors_below,
                 )
+                vectors = vector_type(c) if self._vectors.enabled else None
         except psycopg.Error as exc:
             raise StoreError(
                 f"cannot open PostgreSQL database {self._where}: {_reason(exc)}",
@@ -99,6 +115,7 @@ class PostgresStore(AccessRows):
             max_size=self.settings.postgres_pool_size,
             timeout=self.settings.postgres_pool_timeout_seconds,
             check=self._usable,
+            configure=lambda conn: _configure(conn, vectors),
             name="turngraph",
             open=True,
         )
@@ -210,6 +227,20 @@ class PostgresStore(AccessRows):
                 (organization, name),
             ).fetchone()
         return None if row is None else _memory_row(row)
+
+    def reach_memory(
+        self, principal_id: str, organization: str, name: str
+    ) -> tuple[MemoryRow, str | None] | None:
+        cols = ", ".join(f"m.{c}" for c in _MEMORY_COLS.split(", "))
+        with self._statement() as conn:
+            row = conn.execute(
+                f"SELECT {cols}, g.tier FROM memories m LEFT JOIN grants g "
+                "ON g.memory_id = m.id AND g.principal_id = %(p)s WHERE m.name = %(n)s "
+                "AND (m.organization = %(o)s OR g.tier IS NOT NULL) "
+                "ORDER BY m.organization <> %(o)s, m.organization LIMIT 1",
+                {"p": principal_id, "n": name, "o": organization},
+            ).fetchone()
+        return None if row is None else (_memory_row(row[:6]), row[6])
 
     def list_memories(self) -> list[MemoryRow]:
         with self._statement() as conn:

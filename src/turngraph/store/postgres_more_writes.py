@@ -13,8 +13,8 @@ from turngraph.store.postgres_vectors import (
     HNSW_MAX_DIMENSION,
     INDEX_LOCK,
     MARK_BATCH,
+    VectorBytes,
     create_dimension_index,
-    vector_text,
 )
 from turngraph.store.sqlite_rows import to_db
 
@@ -280,15 +280,16 @@ class MoreWrites(PostgresReadTx):
             "WITH moved AS (UPDATE memories SET index_version = index_version + 1 "
             "WHERE id = %(m)s RETURNING index_version) "
             "INSERT INTO vectors (memory_id, kind, ref, data, stamp, embedding, indexed) "
-            "SELECT %(m)s, r.kind, r.ref, r.data, moved.index_version, r.e::vector, r.big "
+            "SELECT %(m)s, r.kind, r.ref, r.data, moved.index_version, r.e, r.big "
             "FROM moved, unnest(%(kinds)s::text[], %(refs)s::bigint[], %(data)s::bytea[], "
-            "%(e)s::text[], %(big)s::boolean[]) AS r(kind, ref, data, e, big) "
+            "%(e)b::vector[], %(big)s::boolean[]) AS r(kind, ref, data, e, big) "
             "ON CONFLICT (memory_id, kind, ref) DO UPDATE SET data = excluded.data, "
             "stamp = excluded.stamp, embedding = excluded.embedding, "
             "indexed = vectors.indexed OR excluded.indexed",
             {
                 **params,
-                "e": [vector_text(data) for data in latest.values()],
+                # Binary vectors (postgres_vectors.VectorBytes); an empty one has none.
+                "e": [VectorBytes(data) if data else None for data in latest.values()],
                 "big": [stats.get(kind, (False, False))[0] for kind in kinds],
             },
         )

@@ -51,6 +51,9 @@ from typing import Any
 
 import numpy as np
 import psycopg
+from psycopg.adapt import Dumper
+from psycopg.pq import Format
+from psycopg.types import TypeInfo
 
 from turngraph.store.base import CACHED_ROWS_MAX
 from turngraph.store.postgres_rows import Statements
@@ -264,6 +267,37 @@ def vector_text(data: bytes) -> str | None:
     if not values:
         return None
     return "[" + ",".join(f"{v:.9g}" if math.isfinite(v) else "0" for v in values) + "]"
+
+
+class VectorBytes(bytes):
+    """A vector's float32 bytes, sent to PostgreSQL as pgvector's binary ``vector`` (see
+    :func:`send_vectors_binary`): no text to format here nor to parse there."""
+
+
+class _VectorDumper(Dumper):
+    """pgvector's binary input: the dimension and a reserved zero (16 bits each), then
+    the values as big-endian float32; a value pgvector refuses (NaN, infinite) goes as 0,
+    as in :func:`vector_text`."""
+
+    format = Format.BINARY
+
+    def dump(self, obj: Any) -> bytes:
+        values = np.frombuffer(obj, dtype="<f4")
+        values = np.where(np.isfinite(values), values, np.float32(0))
+        return len(values).to_bytes(2, "big") + b"\0\0" + values.astype(">f4").tobytes()
+
+
+def vector_type(conn: Conn) -> TypeInfo | None:
+    """pgvector's ``vector`` type in this database (None without the extension)."""
+    return TypeInfo.fetch(conn, "vector")
+
+
+def send_vectors_binary(conn: Conn, info: TypeInfo) -> None:
+    """Have ``conn`` send :class:`VectorBytes` (alone or in lists) as binary ``vector``
+    values."""
+    info.register(conn)  # the array type, for lists
+    dumper = type("VectorDumper", (_VectorDumper,), {"oid": info.oid})
+    conn.adapters.register_dumper(VectorBytes, dumper)
 
 
 class VectorReads(Statements):

@@ -299,6 +299,19 @@ class SQLiteStore(AccessRows):
             ).fetchone()
         return None if row is None else _memory_row(row)
 
+    def reach_memory(
+        self, principal_id: str, organization: str, name: str
+    ) -> tuple[MemoryRow, str | None] | None:
+        with self._lease() as conn:
+            row = conn.execute(
+                "SELECT m.id, m.name, m.visibility, m.retrieval, m.created_at, m.organization, "
+                "g.tier FROM memories m LEFT JOIN grants g ON g.memory_id = m.id "
+                "AND g.principal_id = ? WHERE m.name = ? AND (m.organization = ? "
+                "OR g.tier IS NOT NULL) ORDER BY m.organization <> ?, m.organization LIMIT 1",
+                (principal_id, name, organization, organization),
+            ).fetchone()
+        return None if row is None else (_memory_row(row[:6]), row[6])
+
     def list_memories(self) -> list[MemoryRow]:
         with self._lease() as conn:
             rows = conn.execute(
