@@ -118,6 +118,8 @@ def test_a_text_search_repeated_on_a_connection_is_planned_once_generically(
             first = tx.search_text(search)
             for _ in range(11):
                 assert tx.search_text(search) == first
+            # Other statements of the transaction are planned as before, for their values.
+            assert tx._one("SHOW plan_cache_mode")[0] == "auto"
             plans = tx._all(
                 "SELECT generic_plans, custom_plans FROM pg_prepared_statements "
                 "WHERE statement LIKE %s",

@@ -43,12 +43,22 @@ def refresh_vectors(
     share); without, it drains the queue and looks once more before it stops, so nothing
     queued meanwhile is left behind.
     """
+    return _refresh(store, memory_id, embedder, batches)[0]
+
+
+def _refresh(
+    store: Store, memory_id: int, embedder: Embedder | None, batches: int | None
+) -> tuple[int, bool | None]:
+    """:func:`refresh_vectors`, and whether rows are left in the queue after a bounded
+    refresh (None: not known)."""
     with _GUARD:
         busy = _BUSY.setdefault((id(store), memory_id), threading.Lock())
     written = 0
+    left: bool | None = None
     while busy.acquire(blocking=False):
         try:
-            written += _drain(store, memory_id, embedder, batches)
+            done, left = _drain(store, memory_id, embedder, batches)
+            written += done
         finally:
             busy.release()
         if batches is not None:
@@ -56,20 +66,27 @@ def refresh_vectors(
         with store.read(memory_id) as tx:
             if not tx.index_queue(limit=1):
                 break
-    return written
+    return written, left
 
 
 def refresh_after_write(store: Store, memory_id: int, embedder: Embedder | None) -> None:
     """A writer's share of indexing: one batch, then the background indexer takes the rest
     (rows other writers queued, or a large write's remainder)."""
-    refresh_vectors(store, memory_id, embedder, batches=1)
-    with store.read(memory_id) as tx:
-        left = bool(tx.index_queue(limit=1))
+    _, left = _refresh(store, memory_id, embedder, batches=1)
+    if left is None:  # another thread was at it, or the batch did not see the whole queue
+        with store.read(memory_id) as tx:
+            left = bool(tx.index_queue(limit=1))
     if left:
         schedule(store, memory_id, embedder)
 
 
-def _drain(store: Store, memory_id: int, embedder: Embedder | None, batches: int | None) -> int:
+def _drain(
+    store: Store, memory_id: int, embedder: Embedder | None, batches: int | None
+) -> tuple[int, bool | None]:
+    """Embed and store up to ``batches`` batches (all, without): the vectors written, and
+    whether rows were left queued (None: not known). The write of a batch reads the queue
+    again, so that it sees what is left once the batch is dequeued; rows other writers queue
+    after it are theirs to hand on (each writer looks at the queue after its own share)."""
     written = 0
     while batches is None or batches > 0:
         if batches is not None:
@@ -79,23 +96,27 @@ def _drain(store: Store, memory_id: int, embedder: Embedder | None, batches: int
             windows = [ref for kind, ref, _ in items if kind == "window"]
             around = tx.window_turns(windows) if windows and embedder is not None else {}
         if not items:
-            return written
+            return written, False
         if embedder is None:  # a lexical-only memory keeps no vectors
             with store.write(memory_id) as wtx:
                 wtx.dequeue_many([(kind, ref) for kind, ref, _ in items])
             continue
         vectors = _vectors(embedder, items, around)
         with store.write(memory_id) as wtx:
-            still = {(q.kind, q.ref): embed_text(q) for q in wtx.index_queue(limit=BATCH * 4)}
+            queued = wtx.index_queue(limit=BATCH * 4)
+            still = {(q.kind, q.ref): embed_text(q) for q in queued}
             done = [(kind, ref) for kind, ref, text in items if still.get((kind, ref)) == text]
             # A window whose turn is gone has no vector: it only leaves the queue.
             wtx.put_vectors([(k, r, vectors[k, r].tobytes()) for k, r in done if (k, r) in vectors])
             wtx.dequeue_many(done)
         progress = len(done)
         written += progress
+        left = len(still) > progress if len(queued) < BATCH * 4 else None
         if not progress:  # everything changed under us: the next write's pass takes it
-            return written
-    return written
+            return written, left
+        if not left:
+            return written, left
+    return written, None
 
 
 def _vectors(

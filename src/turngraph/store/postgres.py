@@ -67,16 +67,9 @@ RECHECK_IDLE_SECONDS = 5.0
 
 def _configure(conn: Conn, vectors: TypeInfo | None) -> None:
     """A new pooled connection: vectors travel in pgvector's binary form where the database
-    has it, and its session's settings. Its statements are prepared from their
-    fifth use (psycopg's default), and each is then planned once, generically, not on every
-    run: the planner otherwise plans again for each run's values whenever that looks cheaper,
-    and the text searches' plans (about 1 ms each) cost more than they run on a small
-    memory. Every statement names its memory by the leading column of an index, so the
-    generic plans read the memory's rows through that index as the custom ones do
-    (docs/scaling.md)."""
+    has it."""
     if vectors is not None:
         send_vectors_binary(conn, vectors)
-    conn.execute("SET plan_cache_mode = force_generic_plan")
 
 
 class PostgresStore(AccessRows):

@@ -82,54 +82,26 @@ class SearchReads(Statements):
         ]
 
     def index_queue(self, *, limit: int) -> list[QueuedRow]:
-        queued = [
-            (str(k), int(r))
-            for k, r in self._all(
-                "SELECT kind, ref FROM index_queue WHERE memory_id = %s ORDER BY kind, ref "
-                "LIMIT %s",
-                (self.memory_id, limit),
-            )
-        ]
-        refs: dict[str, list[int]] = {}
-        for kind, ref in queued:
-            refs.setdefault(kind, []).append(ref)
-        m = self.memory_id
-        found: dict[tuple[str, int], QueuedRow] = {}
-        if refs.get("observation"):
-            for ref, title, content, speaker in self._all(
-                "SELECT o.id, o.title, o.content, coalesce(t.speaker, t.role) FROM observations o "
-                "LEFT JOIN turns t ON t.memory_id = o.memory_id AND t.observation_id = o.id "
-                "WHERE o.memory_id = %s AND o.id = ANY(%s)",
-                (m, refs["observation"]),
-            ):
-                found["observation", ref] = QueuedRow(
-                    "observation", ref, content, title=title, speaker=speaker
-                )
-        if refs.get("entity"):
-            for ref, name, description, queries in self._all(
-                "SELECT id, name, description, retrieval_queries FROM entities "
-                "WHERE memory_id = %s AND id = ANY(%s)",
-                (m, refs["entity"]),
-            ):
-                found["entity", ref] = QueuedRow(
-                    "entity", ref, description, name=name, queries=tuple(json.loads(queries))
-                )
-        if refs.get("window"):
-            for ref, context in self._all(
-                "SELECT id, search_context FROM observations WHERE memory_id = %s AND id = ANY(%s)",
-                (m, refs["window"]),
-            ):
-                found["window", ref] = QueuedRow("window", ref, context)
-        if refs.get("attribute"):
-            for ref, name, key, value in self._all(
-                "SELECT a.ref, e.name, a.key, a.value FROM attributes a JOIN entities e "
-                "ON e.memory_id = a.memory_id AND e.id = a.entity_id "
-                "WHERE a.memory_id = %s AND a.ref = ANY(%s)",
-                (m, refs["attribute"]),
-            ):
-                found["attribute", ref] = QueuedRow("attribute", ref, value, name=name, key=key)
-        # A queued row whose source is gone still leaves the queue (with nothing to embed).
-        return [found.get((kind, ref), QueuedRow(kind, ref)) for kind, ref in queued]
+        # One statement: the queue's first rows, each joined to the fields its text is
+        # built from (a source that is gone joins nothing and leaves an empty row).
+        rows = self._all(
+            "WITH q AS (SELECT kind, ref FROM index_queue WHERE memory_id = %(m)s "
+            "ORDER BY kind, ref LIMIT %(n)s) "
+            "SELECT q.kind, q.ref, o.id, o.title, o.content, coalesce(t.speaker, t.role), "
+            "o.search_context, e.id, e.name, e.description, e.retrieval_queries, "
+            "ae.id, ae.name, a.key, a.value FROM q "
+            "LEFT JOIN observations o ON q.kind IN ('observation', 'window') "
+            "AND o.memory_id = %(m)s AND o.id = q.ref "
+            "LEFT JOIN turns t ON q.kind = 'observation' AND t.memory_id = %(m)s "
+            "AND t.observation_id = q.ref "
+            "LEFT JOIN entities e ON q.kind = 'entity' AND e.memory_id = %(m)s AND e.id = q.ref "
+            "LEFT JOIN attributes a ON q.kind = 'attribute' AND a.memory_id = %(m)s "
+            "AND a.ref = q.ref "
+            "LEFT JOIN entities ae ON ae.memory_id = %(m)s AND ae.id = a.entity_id "
+            "ORDER BY q.kind, q.ref",
+            {"m": self.memory_id, "n": limit},
+        )
+        return [_queued(r) for r in rows]
 
     def window_turns(
         self, observation_ids: Sequence[int]
@@ -164,15 +136,16 @@ class SearchReads(Statements):
         # The statements travel together: one round trip for all of them.
         if any(search.kind == "attribute" for search in searches):
             raise ValueError("attributes are searched with search_attributes")
-        with self.conn.pipeline():
-            self._open()
-            sent = [
-                self._send(*bm25_query(self.memory_id, search)) if search.terms else None
-                for search in searches
-            ]
+        asked = [search for search in searches if search.terms]
+        found = iter(
+            self._ranked(
+                [bm25_query(self.memory_id, search) for search in asked],
+                generic=all(_single_words(search.terms) for search in asked),
+            )
+        )
         return [
-            [] if cur is None else [(int(r[0]), float(r[1])) for r in cur.fetchall()]
-            for cur in sent
+            [(int(r[0]), float(r[1])) for r in next(found)] if search.terms else []
+            for search in searches
         ]
 
     def search_attributes(self, search: TextSearch) -> list[tuple[AttributeRow, float]]:
@@ -180,13 +153,21 @@ class SearchReads(Statements):
             raise ValueError(f"search_attributes searches attributes, not {search.kind}")
         if not search.terms:
             return []
-        # The ranking and the rows in one statement: the BM25 search is its subquery.
+        # The ranking and the rows in one statement: the BM25 search is its subquery, and
+        # each hit's row is read by its key (a lateral subquery: never a join over the
+        # memory's attributes, whatever the plan's figures).
         sql, params = bm25_query(self.memory_id, search)
-        found = self._all(
-            f"SELECT h.score, {ATTR_COLS} FROM ({sql}) AS h(ref, score) "
-            "JOIN attributes a ON a.memory_id = %(m)s AND a.ref = h.ref "
-            f"{ATTR_JOINS} ORDER BY h.score DESC, h.ref",
-            params,
+        (found,) = self._ranked(
+            [
+                (
+                    f"SELECT h.score, r.* FROM ({sql}) AS h(ref, score), LATERAL "
+                    f"(SELECT {ATTR_COLS} FROM attributes a {ATTR_JOINS} "
+                    "WHERE a.memory_id = %(m)s AND a.ref = h.ref OFFSET 0) AS r "
+                    "ORDER BY h.score DESC, h.ref",
+                    params,
+                )
+            ],
+            generic=_single_words(search.terms),
         )
         return [(_attr(r[1:]), float(r[0])) for r in found]
 
@@ -196,8 +177,31 @@ class SearchReads(Statements):
         (:func:`bm25_query`)."""
         if not search.terms:
             return []
-        found = self._all(*bm25_query(self.memory_id, search))
+        (found,) = self._ranked(
+            [bm25_query(self.memory_id, search)], generic=_single_words(search.terms)
+        )
         return [(int(r[0]), float(r[1])) for r in found]
+
+    def _ranked(
+        self, statements: Sequence[tuple[str, dict[str, Any]]], *, generic: bool
+    ) -> list[list[Any]]:
+        """The rows of text searches (:func:`bm25_query`, or statements around one), sent
+        together in one round trip. With ``generic`` (searches of the words' entries), each
+        is planned once per connection, generically, not again for every run's values: its
+        plan is fixed by its form (each word's entries read through the key's index), and
+        planning it took about 1 ms, more than running it on a small memory. The setting is
+        the transaction's for these statements only: a plan that depends on the memory's
+        size (a phrase matched against the rows) is still made for its memory."""
+        if not statements:
+            return []
+        with self.conn.pipeline():
+            self._open()
+            if generic:
+                self.conn.execute(_GENERIC_PLANS)
+            sent = [self._send(sql, params) for sql, params in statements]
+            if generic:
+                self.conn.execute(_PLANS_AS_BEFORE)
+        return [cur.fetchall() for cur in sent]
 
     def term_frequencies(self, search: TextSearch) -> list[int]:
         if _single_words(search.terms):
@@ -559,3 +563,21 @@ def _label_weights(search: TextSearch) -> dict[str, float]:
     labels = _LABELS[search.kind]
     by_label = {labels[name]: (float(chosen.get(name, 0.0)) if chosen else 1.0) for name in labels}
     return {label: by_label.get(label, 0.0) for label in "ABCD"}
+
+
+_GENERIC_PLANS = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)"
+_PLANS_AS_BEFORE = "SET LOCAL plan_cache_mode TO DEFAULT"
+
+
+def _queued(r: Sequence[Any]) -> QueuedRow:
+    """A row of :meth:`SearchReads.index_queue`'s statement as the core reads it."""
+    kind, ref = str(r[0]), int(r[1])
+    if kind == "observation" and r[2] is not None:
+        return QueuedRow(kind, ref, r[4], title=r[3], speaker=r[5])
+    if kind == "window" and r[2] is not None:
+        return QueuedRow(kind, ref, r[6])
+    if kind == "entity" and r[7] is not None:
+        return QueuedRow(kind, ref, r[9], name=r[8], queries=tuple(json.loads(r[10])))
+    if kind == "attribute" and r[11] is not None:
+        return QueuedRow(kind, ref, r[14], name=r[12], key=r[13])
+    return QueuedRow(kind, ref)  # its source is gone: it leaves the queue, embedding nothing
