@@ -142,9 +142,17 @@ def test_a_name_means_the_callers_organizations_memory_or_one_it_is_connected_to
     theirs_row = db.store.get_memory("notes", organization="globex")
     assert theirs_row is not None
     # Were it connected to both (the store allows it), its own organization's would win.
-    db.store.set_grant("ann", theirs_row.id, "full", datetime.now(UTC))
-    assert found("ann", "notes") == ("notes", "acme")
-    assert db.store.remove_grant("ann", theirs_row.id)
+    ours_row = db.store.get_memory("notes", organization="acme")
+    assert ours_row is not None
+    for pid, other in (("ann", theirs_row), ("gus", ours_row)):  # own sorts first, then last
+        db.store.set_grant(pid, other.id, "full", datetime.now(UTC))
+        own = caller(pid).principal.organization
+        assert found(pid, "notes") == ("notes", own)
+        mine = db.store.get_memory("notes", organization=own)
+        assert mine is not None
+        # The grant on the other memory does not count on its own organization's.
+        assert caller(pid).reach(db.store, "notes") == (mine, None)
+        assert db.store.remove_grant(pid, other.id)
     with pytest.raises(ConflictError, match="already reaches a memory named 'notes'"):
         access.grant("ann", theirs_row, "read")
     assert (ours.info().organization, theirs.info().organization) == ("acme", "globex")

@@ -116,6 +116,25 @@ def test_a_write_returns_without_embedding_the_backlog_of_others(tmp_path: Path)
         writer.join()
 
 
+def test_a_write_larger_than_a_batch_leaves_its_remainder_to_the_background(
+    tmp_path: Path,
+) -> None:
+    with (
+        gated_embeddings(free=10**6) as (fake, _),
+        turngraph.open(tmp_path / "big.db", settings=settings_for(fake)) as db,
+    ):
+        mem = db.create_memory("m", retrieval=RETRIEVAL)
+        # One write queues more rows than a writer embeds itself (a batch): the writer sees
+        # the rest in its batch's write and hands them to the background indexer.
+        mem.remember_many(
+            [{"role": "user", "content": f"note number {i} about tea"} for i in range(BATCH)],
+            infer="none",
+        )
+        assert wait_for_index(db.store, timeout=60)
+        assert queued(db) == 0
+        assert mem.info().observations == BATCH
+
+
 def test_rows_queued_before_a_crash_are_embedded_at_start(tmp_path: Path) -> None:
     path = tmp_path / "crashed.db"
     leave_backlog(path)
