@@ -88,6 +88,7 @@ def _drain(
     again, so that it sees what is left once the batch is dequeued; rows other writers queue
     after it are theirs to hand on (each writer looks at the queue after its own share)."""
     written = 0
+    left: bool | None = None
     while batches is None or batches > 0:
         if batches is not None:
             batches -= 1
@@ -100,6 +101,7 @@ def _drain(
         if embedder is None:  # a lexical-only memory keeps no vectors
             with store.write(memory_id) as wtx:
                 wtx.dequeue_many([(kind, ref) for kind, ref, _ in items])
+            left = None
             continue
         vectors = _vectors(embedder, items, around)
         with store.write(memory_id) as wtx:
@@ -112,11 +114,10 @@ def _drain(
         progress = len(done)
         written += progress
         left = len(still) > progress if len(queued) < BATCH * 4 else None
-        if not progress:  # everything changed under us: the next write's pass takes it
+        # Nothing done (everything changed under us: the next pass takes it), or nothing left.
+        if not progress or not left:
             return written, left
-        if not left:
-            return written, left
-    return written, None
+    return written, left
 
 
 def _vectors(
