@@ -5,9 +5,23 @@ from __future__ import annotations
 
 import pytest
 
-from turngraph.store.base import AttributeRow, Store, TextSearch
+from turngraph.store.base import AttributeRow, Store, TextSearch, WriteTx
 
 from .conftest import NOW, insert_note
+
+
+def _entity(
+    tx: WriteTx, key: str, type_: str, description: str = "", queries: tuple[str, ...] = ()
+) -> int:
+    """An entity named as its key, capitalized."""
+    return tx.insert_entity(
+        key=key,
+        name=key.capitalize(),
+        type=type_,
+        description=description,
+        retrieval_queries=queries,
+        now=NOW,
+    ).id
 
 
 def _ids(found: list[tuple[int, float]]) -> set[int]:
@@ -123,30 +137,9 @@ def test_term_frequencies_count_each_term_in_the_fields(store: Store, memory_id:
 
 def test_entities_are_found_by_name_description_and_queries(store: Store, memory_id: int) -> None:
     with store.write(memory_id) as tx:
-        by_name = tx.insert_entity(
-            key="quokka",
-            name="Quokka",
-            type="animal",
-            description="",
-            retrieval_queries=(),
-            now=NOW,
-        ).id
-        by_text = tx.insert_entity(
-            key="rottnest",
-            name="Rottnest",
-            type="place",
-            description="home of the quokka",
-            retrieval_queries=(),
-            now=NOW,
-        ).id
-        by_query = tx.insert_entity(
-            key="ferry",
-            name="Ferry",
-            type="thing",
-            description="a boat",
-            retrieval_queries=("how to reach the quokka island",),
-            now=NOW,
-        ).id
+        by_name = _entity(tx, "quokka", "animal")
+        by_text = _entity(tx, "rottnest", "place", "home of the quokka")
+        by_query = _entity(tx, "ferry", "thing", "a boat", ("how to reach the quokka island",))
     with store.read(memory_id) as rtx:
         found = rtx.search_text(TextSearch("entity", ("quokka",), limit=10))
     assert _ids(found) == {by_name, by_text, by_query}
@@ -157,14 +150,7 @@ def test_searches_sent_together_answer_each_as_alone(store: Store, memory_id: in
         insert_note(tx, "a", "the quokka crossed the harbour")
         insert_note(tx, "b", "a ferry to the harbour", title="quokka")
         insert_note(tx, "c", "nothing here")
-        tx.insert_entity(
-            key="quokka",
-            name="Quokka",
-            type="animal",
-            description="",
-            retrieval_queries=(),
-            now=NOW,
-        )
+        _entity(tx, "quokka", "animal")
     searches = [
         TextSearch("observation", ("quokka", "harbour"), limit=10),
         TextSearch("entity", ("quokka",), limit=10),
@@ -184,12 +170,10 @@ def test_searches_sent_together_answer_each_as_alone(store: Store, memory_id: in
 def test_attributes_come_back_as_rows_with_their_ids(store: Store, memory_id: int) -> None:
     with store.write(memory_id) as tx:
         oid = insert_note(tx, "a", "Ada moved to Lisbon")
-        ada = tx.insert_entity(
-            key="ada", name="Ada", type="person", description="", retrieval_queries=(), now=NOW
-        )
+        ada = _entity(tx, "ada", "person")
         row = AttributeRow(
             id="attribute-1",
-            entity_id=ada.id,
+            entity_id=ada,
             key="home_city",
             value="Lisbon",
             memory_category="knowledge",
@@ -204,7 +188,7 @@ def test_attributes_come_back_as_rows_with_their_ids(store: Store, memory_id: in
     with store.read(memory_id) as rtx:
         found = rtx.search_attributes(TextSearch("attribute", ("lisbon",), limit=10))
         by_key = rtx.search_attributes(TextSearch("attribute", ("city",), limit=10))
-    assert [(r.id, r.entity_id, r.value) for r, _ in found] == [("attribute-1", ada.id, "Lisbon")]
+    assert [(r.id, r.entity_id, r.value) for r, _ in found] == [("attribute-1", ada, "Lisbon")]
     assert [r.id for r, _ in by_key] == ["attribute-1"]
 
 

@@ -81,9 +81,8 @@ class Caller:
 
     def tier_on(self, store: Store, memory: MemoryRow) -> Tier | None:
         """This caller's effective tier on ``memory``; None when it has no access at all."""
-        if self.principal.admin and memory.organization == self.principal.organization:
-            return "full"
-        return self._tier(memory, store.get_grant(self.principal.id, memory.id))
+        admin = self.principal.admin and memory.organization == self.principal.organization
+        return self._tier(memory, None if admin else store.get_grant(self.principal.id, memory.id))
 
     def _tier(self, memory: MemoryRow, granted: str | None) -> Tier | None:
         own = memory.organization == self.principal.organization

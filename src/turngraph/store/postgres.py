@@ -35,12 +35,12 @@ import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg.pq import TransactionStatus
-from psycopg.types import TypeInfo
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from turngraph.config import Settings
@@ -63,13 +63,6 @@ from turngraph.store.sqlite_rows import from_db, to_db
 _MEMORY_COLS = "id, name, visibility, retrieval, created_at, organization"
 # A connection idle in the pool longer than this is checked with a round trip before a lease.
 RECHECK_IDLE_SECONDS = 5.0
-
-
-def _configure(conn: Conn, vectors: TypeInfo | None) -> None:
-    """A new pooled connection: vectors travel in pgvector's binary form where the database
-    has it."""
-    if vectors is not None:
-        send_vectors_binary(conn, vectors)
 
 
 class PostgresStore(AccessRows):
@@ -108,7 +101,8 @@ class PostgresStore(AccessRows):
             max_size=self.settings.postgres_pool_size,
             timeout=self.settings.postgres_pool_timeout_seconds,
             check=self._usable,
-            configure=lambda conn: _configure(conn, vectors),
+            # Vectors travel to pgvector in its binary form where the database has it.
+            configure=None if vectors is None else partial(send_vectors_binary, info=vectors),
             name="turngraph",
             open=True,
         )
