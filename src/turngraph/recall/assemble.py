@@ -28,7 +28,6 @@ def assemble(
     mode: str,
     ranked: Sequence[int],
     scores: dict[int, float],
-    turns: dict[int, TurnRow],
     attributes: Sequence[tuple[AttributeRow, float]],
     ent_scores: dict[int, float],
     bounds: Bounds,
@@ -38,7 +37,20 @@ def assemble(
     scores on 0..1. One hit per source observation: a turn never appears twice."""
     cut: list[str] = []
     top = list(ranked[: bounds.k])
-    observations = {o.id: o for o in tx.get_observations(top)}
+    # Entities: those relevant to the query, else those the top passages mention.
+    if not ent_scores:
+        links = tx.links_for_observations(top)
+        for oid in top:
+            for entity_id in links.get(oid, []):
+                ent_scores[entity_id] = ent_scores.get(entity_id, 0.0) + scores[oid]
+        most = max(ent_scores.values(), default=1.0) or 1.0
+        ent_scores = {e: v / most for e, v in ent_scores.items()}
+    ordered = sorted(ent_scores, key=lambda e: -ent_scores[e])
+    if len(ordered) > bounds.entities:
+        cut.append(f"entities: {len(ordered)} matched, {bounds.entities} returned (max_entities)")
+    read = tx.shown_rows(top, ordered[: bounds.entities], relationships=bounds.relationships + 1)
+    observations = {o.id: o for o in read.observations}
+    turns = read.turns
     replaced = currency.replaced(top)
     hits: list[Hit] = []
     for oid in top:
@@ -70,18 +82,7 @@ def assemble(
                 source=Source(slug=slug, turn_id=row.source_turn),
             )
         )
-    # Entities: those relevant to the query, else those the top passages mention.
-    if not ent_scores:
-        links = tx.links_for_observations(top)
-        for oid in top:
-            for entity_id in links.get(oid, []):
-                ent_scores[entity_id] = ent_scores.get(entity_id, 0.0) + scores[oid]
-        most = max(ent_scores.values(), default=1.0) or 1.0
-        ent_scores = {e: v / most for e, v in ent_scores.items()}
-    ordered = sorted(ent_scores, key=lambda e: -ent_scores[e])
-    if len(ordered) > bounds.entities:
-        cut.append(f"entities: {len(ordered)} matched, {bounds.entities} returned (max_entities)")
-    rows = tx.get_entities(ordered[: bounds.entities])
+    rows = read.entities
     entities = [
         RecalledEntity(
             name=rows[e].name,
@@ -93,7 +94,7 @@ def assemble(
         for e in ordered[: bounds.entities]
         if e in rows
     ]
-    rels = tx.relationships_among(list(rows), limit=bounds.relationships + 1)
+    rels = read.relationships
     if len(rels) > bounds.relationships:
         cut.append(
             f"relationships: more than {bounds.relationships} among the returned "

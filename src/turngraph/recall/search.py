@@ -366,13 +366,10 @@ class RecallOps:
             about = {e.id for e in named} | set(top_entities)
             ranked = _prefer_current(tx, ranked, fused, flt, currency, about, bounds.k)
         clock.lap("candidates")
-        turns = tx.turns_for_observations(ranked[: bounds.k])
         _expand_neighbours(tx, ent_scores, entity_sources)
         relevant = {e: _logistic(v) for e, v in ent_scores.items() if e in entity_sources}
         scores = {oid: _logistic(fused[oid]) for oid in ranked[: bounds.k]}
-        return assemble(
-            tx, query, mode, ranked, scores, turns, attributes, relevant, bounds, currency
-        )
+        return assemble(tx, query, mode, ranked, scores, attributes, relevant, bounds, currency)
 
     def _selective(self, tx: ReadTx, terms: list[str]) -> list[str]:
         """In a large memory, leave out query terms that match a large share of it.
@@ -442,7 +439,6 @@ class RecallOps:
         ids = tx.filter_observations(flt, limit=bounds.k + 1)
         more = len(ids) > bounds.k
         ids = ids[: bounds.k]
-        turns = tx.turns_for_observations(ids)
         links = tx.links_for_observations(ids)
         counts: dict[int, float] = {}
         for oid in ids:
@@ -451,9 +447,7 @@ class RecallOps:
         most = max(counts.values(), default=1.0)
         shares = {e: n / most for e, n in counts.items()}
         scores = {oid: 1.0 / (rank + 1) for rank, oid in enumerate(ids)}
-        result = assemble(
-            tx, None, "structural", ids, scores, turns, [], shares, bounds, Currency(tx, at)
-        )
+        result = assemble(tx, None, "structural", ids, scores, [], shares, bounds, Currency(tx, at))
         if more:
             result = result.model_copy(
                 update={

@@ -67,6 +67,7 @@ from turngraph.store.rows import (
     RelationshipFold,
     RelationshipRow,
     SessionRow,
+    ShownRows,
     TextKind,
     TextSearch,
     TurnRow,
@@ -106,6 +107,7 @@ __all__ = [
     "RelationshipFold",
     "RelationshipRow",
     "SessionRow",
+    "ShownRows",
     "Store",
     "TextKind",
     "TextSearch",
@@ -277,14 +279,12 @@ class RecallReads(Protocol):
         """How many rows of ``kind`` this memory's text search holds."""
         ...
 
-    def turns_for_observations(self, ids: Sequence[int]) -> dict[int, TurnRow]: ...
     def turn_keys(self, ids: Sequence[int]) -> dict[int, tuple[str, str | None]]: ...
     def links_for_observations(self, ids: Sequence[int]) -> dict[int, list[int]]: ...
     def speakers_among(self, names: Sequence[str]) -> set[str]: ...
     def observations_for_entities(
         self, ids: Sequence[int], *, limit: int
     ) -> dict[int, list[int]]: ...
-    def relationships_among(self, ids: Sequence[int], *, limit: int) -> list[RelationshipRow]: ...
     def neighbour_relationships(
         self, ids: Sequence[int], *, limit: int
     ) -> dict[int, list[RelationshipRow]]:
@@ -294,6 +294,14 @@ class RecallReads(Protocol):
 
     def attributes_for_observations(self, ids: Sequence[int]) -> list[AttributeRow]: ...
     def filter_observations(self, query: ObservationFilter, *, limit: int) -> list[int]: ...
+    def shown_rows(
+        self, observation_ids: Sequence[int], entity_ids: Sequence[int], *, relationships: int
+    ) -> ShownRows:
+        """What a recall result shows, read together (a backend may send the reads in one
+        round trip): the observations and their turns, the entities, and at most
+        ``relationships`` relationships among those entities, current ones first, then by
+        weight, then by id."""
+        ...
 
 
 # Recall keeps cached matrices of at most this many rows within a bounded budget; a backend

@@ -113,6 +113,26 @@ class Statements:
         for statement in opening:
             self.conn.execute(statement)
 
+    def _together(
+        self,
+        statements: Sequence[tuple[str, Params]],
+        *,
+        before: Sequence[str] = (),
+        after: Sequence[str] = (),
+    ) -> list[list[Any]]:
+        """The rows of each of ``statements``, sent together in one round trip (with the
+        transaction's opening, and the settings ``before`` and ``after`` them)."""
+        if not statements:
+            return []
+        with self.conn.pipeline():
+            self._open()
+            for setting in before:
+                self.conn.execute(setting)
+            sent = [self._send(sql, params) for sql, params in statements]
+            for setting in after:
+                self.conn.execute(setting)
+        return [cur.fetchall() for cur in sent]
+
     def _one(self, sql: str, params: Params = ()) -> Any:
         return self._execute(sql, params).fetchone()
 

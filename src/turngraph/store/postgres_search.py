@@ -34,9 +34,9 @@ from turngraph.store.base import (
     ObservationFilter,
     QueuedRow,
     RelationshipRow,
+    ShownRows,
     TextKind,
     TextSearch,
-    TurnRow,
 )
 from turngraph.store.postgres_rows import (
     ATTR_COLS,
@@ -47,7 +47,7 @@ from turngraph.store.postgres_rows import (
     TURN_SELECT,
     Statements,
 )
-from turngraph.store.sqlite_rows import _attr, _rel, _turn, to_db
+from turngraph.store.sqlite_rows import _ENT_COLS, _OBS_COLS, _attr, _ent, _obs, _rel, _turn, to_db
 
 # The table of each kind of text row and the weight label of each of its fields.
 _TABLES: dict[str, str] = {
@@ -192,16 +192,9 @@ class SearchReads(Statements):
         planning it took about 1 ms, more than running it on a small memory. The setting is
         the transaction's for these statements only: a plan that depends on the memory's
         size (a phrase matched against the rows) is still made for its memory."""
-        if not statements:
-            return []
-        with self.conn.pipeline():
-            self._open()
-            if generic:
-                self.conn.execute(_GENERIC_PLANS)
-            sent = [self._send(sql, params) for sql, params in statements]
-            if generic:
-                self.conn.execute(_PLANS_AS_BEFORE)
-        return [cur.fetchall() for cur in sent]
+        if not generic:
+            return self._together(statements)
+        return self._together(statements, before=[_GENERIC_PLANS], after=[_PLANS_AS_BEFORE])
 
     def term_frequencies(self, search: TextSearch) -> list[int]:
         if _single_words(search.terms):
@@ -245,14 +238,45 @@ class SearchReads(Statements):
 
     # -- candidates ----------------------------------------------------------------------------
 
-    def turns_for_observations(self, ids: Sequence[int]) -> dict[int, TurnRow]:
-        if not ids:
-            return {}
-        rows = self._all(
-            f"{TURN_SELECT} WHERE t.memory_id = %s AND t.observation_id = ANY(%s)",
-            (self.memory_id, list(ids)),
+    def shown_rows(
+        self, observation_ids: Sequence[int], entity_ids: Sequence[int], *, relationships: int
+    ) -> ShownRows:
+        """The four reads in one round trip."""
+        obs, ents = list(observation_ids), list(entity_ids)
+        key = {"m": self.memory_id, "o": obs, "e": ents, "n": relationships}
+        statements: list[tuple[str, dict[str, Any]]] = []
+        if obs:
+            statements += [
+                (
+                    f"SELECT {_OBS_COLS} FROM observations WHERE memory_id = %(m)s "
+                    "AND id = ANY(%(o)s)",
+                    key,
+                ),
+                (f"{TURN_SELECT} WHERE t.memory_id = %(m)s AND t.observation_id = ANY(%(o)s)", key),
+            ]
+        if ents:
+            statements += [
+                (
+                    f"SELECT {_ENT_COLS} FROM entities WHERE memory_id = %(m)s AND id = ANY(%(e)s)",
+                    key,
+                ),
+                (
+                    f"{REL_SELECT} WHERE r.memory_id = %(m)s AND r.source_id = ANY(%(e)s) "
+                    "AND r.target_id = ANY(%(e)s) "
+                    "ORDER BY r.valid_until IS NOT NULL, r.weight DESC, r.id LIMIT %(n)s",
+                    key,
+                ),
+            ]
+        found = iter(self._together(statements))
+        observations, turns = (next(found), next(found)) if obs else ([], [])
+        entities, related = (next(found), next(found)) if ents else ([], [])
+        by_id = {r[0]: _obs(r) for r in observations}
+        return ShownRows(
+            [by_id[i] for i in obs if i in by_id],
+            {row.observation_id: row for row in map(_turn, turns)},
+            {r[0]: _ent(r) for r in entities},
+            [_rel(r) for r in related],
         )
-        return {row.observation_id: row for row in map(_turn, rows)}
 
     def turn_keys(self, ids: Sequence[int]) -> dict[int, tuple[str, str | None]]:
         if not ids:
@@ -334,17 +358,6 @@ class SearchReads(Statements):
         ):
             out[int(row[0])].append(_rel(row[1:]))
         return out
-
-    def relationships_among(self, ids: Sequence[int], *, limit: int) -> list[RelationshipRow]:
-        if not ids:
-            return []
-        rows = self._all(
-            f"{REL_SELECT} WHERE r.memory_id = %s AND r.source_id = ANY(%s) "
-            "AND r.target_id = ANY(%s) "
-            "ORDER BY r.valid_until IS NOT NULL, r.weight DESC, r.id LIMIT %s",
-            (self.memory_id, list(ids), list(ids), limit),
-        )
-        return [_rel(r) for r in rows]
 
     def attributes_for_observations(self, ids: Sequence[int]) -> list[AttributeRow]:
         if not ids:

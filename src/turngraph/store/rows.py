@@ -211,6 +211,16 @@ class FactRow:
 
 
 @dataclass(frozen=True, slots=True)
+class ShownRows:
+    """The rows a recall result shows, read together (:meth:`RecallReads.shown_rows`)."""
+
+    observations: list[ObservationRow]  # in the order asked, those that exist
+    turns: dict[int, TurnRow]  # by observation id, for the observations that are turns
+    entities: dict[int, EntityRow]  # by id, those that exist
+    relationships: list[RelationshipRow]  # among the entities, current first, strongest first
+
+
+@dataclass(frozen=True, slots=True)
 class ObservationFilter:
     """Structural conditions on observations; None means no condition."""
 

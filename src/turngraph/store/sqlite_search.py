@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from turngraph.store.base import (
     TEXT_FIELDS,
     AttributeRow,
+    EntityRow,
     ObservationFilter,
+    ObservationRow,
     QueuedRow,
     RelationshipRow,
+    ShownRows,
     TextKind,
     TextSearch,
     TurnRow,
@@ -39,6 +42,8 @@ class SearchReads:
         def _one(self, sql: str, params: Sequence[Any] = ()) -> Any: ...
         def _all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]: ...
         def _col(self, sql: str, params: Sequence[Any] = ()) -> list[Any]: ...
+        def get_observations(self, ids: Sequence[int]) -> list[ObservationRow]: ...
+        def get_entities(self, ids: Iterable[int]) -> dict[int, EntityRow]: ...
 
     # -- recall --------------------------------------------------------------------------------
 
@@ -211,7 +216,17 @@ class SearchReads:
             )[0]
         )
 
-    def turns_for_observations(self, ids: Sequence[int]) -> dict[int, TurnRow]:
+    def shown_rows(
+        self, observation_ids: Sequence[int], entity_ids: Sequence[int], *, relationships: int
+    ) -> ShownRows:
+        return ShownRows(
+            self.get_observations(observation_ids),
+            self._turns_of(observation_ids),
+            self.get_entities(entity_ids),
+            self._relationships_among(entity_ids, limit=relationships),
+        )
+
+    def _turns_of(self, ids: Sequence[int]) -> dict[int, TurnRow]:
         out: dict[int, TurnRow] = {}
         for batch in _chunks(ids):
             for r in self._all(
@@ -280,7 +295,7 @@ class SearchReads:
             for entity_id in ids
         }
 
-    def relationships_among(self, ids: Sequence[int], *, limit: int) -> list[RelationshipRow]:
+    def _relationships_among(self, ids: Sequence[int], *, limit: int) -> list[RelationshipRow]:
         if not ids:
             return []
         ph = _placeholders(len(ids))
