@@ -5,7 +5,7 @@ the tables."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -17,6 +17,20 @@ from turngraph.store import postgres_stats
 from turngraph.store.base import TextSearch
 from turngraph.store.postgres import PostgresStore
 from turngraph.store.postgres_stats import ANALYZE_FROM
+
+
+@pytest.fixture
+def pg_store(postgres_url: str) -> Iterator[PostgresStore]:
+    """A PostgreSQL store of the test's own, with its own statistics refresh."""
+    opened = PostgresStore(postgres_url)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def acme(pg_store: PostgresStore) -> int:
+    """The id of a new memory in ``pg_store``."""
+    return pg_store.create_memory(name="acme", visibility="private", retrieval="{}", now=NOW).id
 
 
 def _stamp(store: PostgresStore, table: str, column: str) -> object:
@@ -44,90 +58,72 @@ def _add_notes(store: PostgresStore, memory_id: int, n: int, first: int) -> None
 
 
 def test_the_memory_scoped_tables_are_vacuumed_and_analyzed_when_a_memory_reaches_64_writes(
-    postgres_url: str,
+    pg_store: PostgresStore, acme: int
 ) -> None:
-    store = PostgresStore(postgres_url)
-    try:
-        memory = store.create_memory(name="acme", visibility="private", retrieval="{}", now=NOW)
-        for _ in range(ANALYZE_FROM - 1):
-            with store.write(memory.id):
-                pass
-        time.sleep(0.5)  # a refresh asked for too early would have run by now
-        assert not _analyzed(store, "turns")
-        with store.write(memory.id):
+    for _ in range(ANALYZE_FROM - 1):
+        with pg_store.write(acme):
             pass
-        deadline = time.monotonic() + 10
-        while not (_analyzed(store, "turns") and _analyzed(store, "vectors")):
-            assert time.monotonic() < deadline, "no ANALYZE after the 64th write"
-            time.sleep(0.05)
-        # Vacuumed too: the text entries' index-only scans need the visibility map. The
-        # vectors are not (their HNSW index would be walked and repaired).
-        assert _analyzed(store, "text_postings", vacuumed=True)
-        assert not _analyzed(store, "vectors", vacuumed=True)
-        assert not _analyzed(store, "principals")  # not memory-scoped: left to autovacuum
-    finally:
-        store.close()
+    time.sleep(0.5)  # a refresh asked for too early would have run by now
+    assert not _analyzed(pg_store, "turns")
+    with pg_store.write(acme):
+        pass
+    _wait_for(
+        lambda: _analyzed(pg_store, "turns") and _analyzed(pg_store, "vectors"),
+        "no ANALYZE after the 64th write",
+    )
+    # Vacuumed too: the text entries' index-only scans need the visibility map. The
+    # vectors are not (their HNSW index would be walked and repaired).
+    assert _analyzed(pg_store, "text_postings", vacuumed=True)
+    assert not _analyzed(pg_store, "vectors", vacuumed=True)
+    assert not _analyzed(pg_store, "principals")  # not memory-scoped: left to autovacuum
 
 
-def test_one_write_that_adds_64_observations_asks_for_a_refresh_too(postgres_url: str) -> None:
+def test_one_write_that_adds_64_observations_asks_for_a_refresh_too(
+    pg_store: PostgresStore, acme: int
+) -> None:
     # An import writes a whole session in one transaction: the write count alone would not
     # reach 64 for a long time.
-    store = PostgresStore(postgres_url)
-    try:
-        memory = store.create_memory(name="acme", visibility="private", retrieval="{}", now=NOW)
-        _add_notes(store, memory.id, ANALYZE_FROM - 1, first=0)
-        time.sleep(0.5)
-        assert not _analyzed(store, "text_postings", vacuumed=True)
-        _add_notes(store, memory.id, 1, first=ANALYZE_FROM - 1)
-        _wait_for(
-            lambda: _analyzed(store, "text_postings", vacuumed=True),
-            "no VACUUM after the 64th observation",
-        )
-    finally:
-        store.close()
+    _add_notes(pg_store, acme, ANALYZE_FROM - 1, first=0)
+    time.sleep(0.5)
+    assert not _analyzed(pg_store, "text_postings", vacuumed=True)
+    _add_notes(pg_store, acme, 1, first=ANALYZE_FROM - 1)
+    _wait_for(
+        lambda: _analyzed(pg_store, "text_postings", vacuumed=True),
+        "no VACUUM after the 64th observation",
+    )
 
 
 def test_a_refresh_asked_for_too_soon_after_the_last_runs_once_the_gap_has_passed(
-    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+    pg_store: PostgresStore, acme: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(postgres_stats, "ANALYZE_GAP_SECONDS", 1.5)
-    store = PostgresStore(postgres_url)
-    try:
-        memory = store.create_memory(name="acme", visibility="private", retrieval="{}", now=NOW)
-        _add_notes(store, memory.id, ANALYZE_FROM, first=0)
-        _wait_for(lambda: _analyzed(store, "text_postings", vacuumed=True), "no first VACUUM")
-        first = _stamp(store, "text_postings", "last_vacuum")
-        _add_notes(store, memory.id, ANALYZE_FROM, first=ANALYZE_FROM)  # 128: within the gap
-        _wait_for(
-            lambda: _stamp(store, "text_postings", "last_vacuum") != first,
-            "the refresh asked for within the gap never ran",
-        )
-    finally:
-        store.close()
+    _add_notes(pg_store, acme, ANALYZE_FROM, first=0)
+    _wait_for(lambda: _analyzed(pg_store, "text_postings", vacuumed=True), "no first VACUUM")
+    first = _stamp(pg_store, "text_postings", "last_vacuum")
+    _add_notes(pg_store, acme, ANALYZE_FROM, first=ANALYZE_FROM)  # 128: within the gap
+    _wait_for(
+        lambda: _stamp(pg_store, "text_postings", "last_vacuum") != first,
+        "the refresh asked for within the gap never ran",
+    )
 
 
 def test_a_text_search_repeated_on_a_connection_is_planned_once_generically(
-    postgres_url: str,
+    pg_store: PostgresStore, acme: int
 ) -> None:
-    store = PostgresStore(postgres_url)
-    try:
-        memory = store.create_memory(name="acme", visibility="private", retrieval="{}", now=NOW)
-        _add_notes(store, memory.id, 5, 0)
-        search = TextSearch("observation", ("note", "number"), limit=5)
-        with store.read(memory.id) as tx:  # one connection for all the runs
-            first = tx.search_text(search)
-            for _ in range(11):
-                assert tx.search_text(search) == first
-            # Other statements of the transaction are planned as before, for their values.
-            assert tx._one("SHOW plan_cache_mode")[0] == "auto"
-            plans = tx._all(
-                "SELECT generic_plans, custom_plans FROM pg_prepared_statements "
-                "WHERE statement LIKE %s",
-                ("%text_postings%",),
-            )
-        # Prepared from its fifth run; PostgreSQL's default would plan each of the next
-        # five runs for its values (about 1 ms each for a text search) before deciding.
-        assert plans
-        assert all(generic >= 1 and custom == 0 for generic, custom in plans), plans
-    finally:
-        store.close()
+    _add_notes(pg_store, acme, 5, 0)
+    search = TextSearch("observation", ("note", "number"), limit=5)
+    with pg_store.read(acme) as tx:  # one connection for all the runs
+        first = tx.search_text(search)
+        for _ in range(11):
+            assert tx.search_text(search) == first
+        # Other statements of the transaction are planned as before, for their values.
+        assert tx._one("SHOW plan_cache_mode")[0] == "auto"
+        plans = tx._all(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements "
+            "WHERE statement LIKE %s",
+            ("%text_postings%",),
+        )
+    # Prepared from its fifth run; PostgreSQL's default would plan each of the next
+    # five runs for its values (about 1 ms each for a text search) before deciding.
+    assert plans
+    assert all(generic >= 1 and custom == 0 for generic, custom in plans), plans

@@ -23,7 +23,12 @@ from turngraph.store.base import (
     RelationshipFold,
     RelationshipRow,
 )
-from turngraph.store.postgres_rows import REL_SELECT
+from turngraph.store.postgres_rows import (
+    ENTITIES_BY_ID,
+    OBSERVATIONS_BY_ID,
+    REL_SELECT,
+    observations_in_order,
+)
 from turngraph.store.postgres_schema import Conn
 from turngraph.store.postgres_search import SearchReads
 from turngraph.store.postgres_turn_reads import TurnReads
@@ -112,14 +117,8 @@ class PostgresReadTx(TurnReads, SearchReads, VectorReads):
     def get_observations(self, ids: Sequence[int]) -> list[ObservationRow]:
         if not ids:
             return []
-        found = {
-            r[0]: _obs(r)
-            for r in self._all(
-                f"SELECT {_OBS_COLS} FROM observations WHERE memory_id = %s AND id = ANY(%s)",
-                (self.memory_id, list(ids)),
-            )
-        }
-        return [found[i] for i in ids if i in found]
+        rows = self._all(OBSERVATIONS_BY_ID, {"m": self.memory_id, "o": list(ids)})
+        return observations_in_order(rows, ids)
 
     def slug_taken(self, slug: str) -> bool:
         return (
@@ -198,13 +197,8 @@ class PostgresReadTx(TurnReads, SearchReads, VectorReads):
         wanted = list(ids)
         if not wanted:
             return {}
-        return {
-            r[0]: _ent(r)
-            for r in self._all(
-                f"SELECT {_ENT_COLS} FROM entities WHERE memory_id = %s AND id = ANY(%s)",
-                (self.memory_id, wanted),
-            )
-        }
+        rows = self._all(ENTITIES_BY_ID, {"m": self.memory_id, "e": wanted})
+        return {r[0]: _ent(r) for r in rows}
 
     def list_entities(
         self, *, type: str | None, limit: int, offset: int, by_name: bool = False

@@ -16,6 +16,8 @@ from psycopg import Cursor
 from psycopg.adapt import Dumper
 
 from turngraph.store.postgres_schema import Conn
+from turngraph.store.rows import ObservationRow
+from turngraph.store.sqlite_rows import _ENT_COLS, _OBS_COLS, _obs
 
 Params = Sequence[Any] | Mapping[str, Any]
 
@@ -76,6 +78,19 @@ ATTR_JOINS = (
     "LEFT JOIN turns t ON t.memory_id = a.memory_id AND t.observation_id = a.observation_id"
 )
 ATTR_FROM = f"FROM attributes a {ATTR_JOINS}"
+# A memory's observations (ids in %(o)s) and entities (ids in %(e)s) by id.
+OBSERVATIONS_BY_ID = (
+    f"SELECT {_OBS_COLS} FROM observations WHERE memory_id = %(m)s AND id = ANY(%(o)s)"
+)
+ENTITIES_BY_ID = f"SELECT {_ENT_COLS} FROM entities WHERE memory_id = %(m)s AND id = ANY(%(e)s)"
+
+
+def observations_in_order(rows: Sequence[Any], ids: Sequence[int]) -> list[ObservationRow]:
+    """The rows of :data:`OBSERVATIONS_BY_ID` in the order of ``ids``, those that exist."""
+    found = {r[0]: _obs(r) for r in rows}
+    return [found[i] for i in ids if i in found]
+
+
 ATTR_SELECT = f"SELECT {ATTR_COLS} {ATTR_FROM}"
 
 

@@ -42,12 +42,15 @@ from turngraph.store.postgres_rows import (
     ATTR_COLS,
     ATTR_FROM,
     ATTR_JOINS,
+    ENTITIES_BY_ID,
+    OBSERVATIONS_BY_ID,
     REL_COLS,
     REL_SELECT,
     TURN_SELECT,
     Statements,
+    observations_in_order,
 )
-from turngraph.store.sqlite_rows import _ENT_COLS, _OBS_COLS, _attr, _ent, _obs, _rel, _turn, to_db
+from turngraph.store.sqlite_rows import _attr, _ent, _rel, _turn, to_db
 
 # The table of each kind of text row and the weight label of each of its fields.
 _TABLES: dict[str, str] = {
@@ -247,19 +250,12 @@ class SearchReads(Statements):
         statements: list[tuple[str, dict[str, Any]]] = []
         if obs:
             statements += [
-                (
-                    f"SELECT {_OBS_COLS} FROM observations WHERE memory_id = %(m)s "
-                    "AND id = ANY(%(o)s)",
-                    key,
-                ),
+                (OBSERVATIONS_BY_ID, key),
                 (f"{TURN_SELECT} WHERE t.memory_id = %(m)s AND t.observation_id = ANY(%(o)s)", key),
             ]
         if ents:
             statements += [
-                (
-                    f"SELECT {_ENT_COLS} FROM entities WHERE memory_id = %(m)s AND id = ANY(%(e)s)",
-                    key,
-                ),
+                (ENTITIES_BY_ID, key),
                 (
                     f"{REL_SELECT} WHERE r.memory_id = %(m)s AND r.source_id = ANY(%(e)s) "
                     "AND r.target_id = ANY(%(e)s) "
@@ -270,9 +266,8 @@ class SearchReads(Statements):
         found = iter(self._together(statements))
         observations, turns = (next(found), next(found)) if obs else ([], [])
         entities, related = (next(found), next(found)) if ents else ([], [])
-        by_id = {r[0]: _obs(r) for r in observations}
         return ShownRows(
-            [by_id[i] for i in obs if i in by_id],
+            observations_in_order(observations, obs),
             {row.observation_id: row for row in map(_turn, turns)},
             {r[0]: _ent(r) for r in entities},
             [_rel(r) for r in related],
