@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
@@ -146,3 +147,24 @@ def _json_documents(text: str) -> list[str]:
         out.append(text[i:end])
         i = end
     return out
+
+
+def test_a_serving_process_takes_its_heap_out_of_the_collectors_passes(tmp_path: Path) -> None:
+    """The app of ``turngraph serve`` freezes what is alive once it has started, so that a
+    full collection walks only what requests leave behind; an app embedded in another
+    program leaves that program's collector alone."""
+    from fastapi.testclient import TestClient
+
+    from turngraph.server import ServerSettings, create_app
+
+    settings = ServerSettings(db=str(tmp_path / "turngraph.db"))
+    before = gc.get_freeze_count()
+    try:
+        with TestClient(create_app(settings)) as client:
+            assert client.get("/api/v1/health").status_code == 200
+            assert gc.get_freeze_count() == before
+        with TestClient(create_app(settings, freeze=True)) as client:
+            assert client.get("/api/v1/health").status_code == 200
+            assert gc.get_freeze_count() > before
+    finally:
+        gc.unfreeze()

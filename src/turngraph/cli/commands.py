@@ -460,7 +460,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
         key = first_start(db, settings)
         if key is not None:
             print(banner(key, settings), flush=True)
-        app = create_app(settings, db=db)
+        app = create_app(settings, db=db, freeze=True)
         url = f"http://{settings.host}:{settings.port}"
         print(f"turngraph: serving {db.url} on {url} (inspector: {url}/ui/)")
         config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning")
