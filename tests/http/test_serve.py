@@ -168,3 +168,31 @@ def test_a_serving_process_takes_its_heap_out_of_the_collectors_passes(tmp_path:
             assert gc.get_freeze_count() > before
     finally:
         gc.unfreeze()
+
+
+def test_the_postgres_pool_is_sized_from_the_environment(tmp_path: Path) -> None:
+    """``TURNGRAPH_POSTGRES_POOL_SIZE`` and ``..._POOL_TIMEOUT_SECONDS`` reach the database's
+    settings; a value no pool can have stops the server at start, naming the variable."""
+    from turngraph.server import ServerSettings
+
+    core = ServerSettings.load(
+        {"TURNGRAPH_POSTGRES_POOL_SIZE": "4", "TURNGRAPH_POSTGRES_POOL_TIMEOUT_SECONDS": "2.5"}
+    ).core()
+    assert (core.postgres_pool_size, core.postgres_pool_timeout_seconds) == (4, 2.5)
+    for name, raw in (
+        ("POOL_SIZE", "0"),
+        ("POOL_SIZE", "four"),
+        ("POOL_TIMEOUT_SECONDS", "0"),
+        ("POOL_TIMEOUT_SECONDS", "inf"),
+    ):
+        done = subprocess.run(
+            [*CLI, "serve", "--db", str(tmp_path / "t.db"), "--port", str(free_port())],
+            env={**os.environ, f"TURNGRAPH_POSTGRES_{name}": raw},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 1, done.stderr
+        assert f"TURNGRAPH_POSTGRES_{name} must be" in done.stderr
+    assert not (tmp_path / "t.db").exists()  # refused before anything was created

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -9,6 +10,8 @@ from typing import Any
 
 from turngraph.config import Settings
 from turngraph.errors import ValidationError
+
+_CORE = Settings()  # the core's defaults
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +35,23 @@ class ServerSettings:
     llm_api_key: str | None = field(default=None, repr=False)
     embeddings_base_url: str | None = None
     embeddings_api_key: str | None = field(default=None, repr=False)
+    # On PostgreSQL: the most connections this server holds (size the database's
+    # max_connections for servers x this), and how long a request waits for a free one.
+    postgres_pool_size: int = _CORE.postgres_pool_size
+    postgres_pool_timeout_seconds: float = _CORE.postgres_pool_timeout_seconds
+
+    def __post_init__(self) -> None:
+        if self.postgres_pool_size < 1:
+            raise ValidationError(
+                f"TURNGRAPH_POSTGRES_POOL_SIZE must be at least 1, got {self.postgres_pool_size}",
+                field="postgres_pool_size",
+            )
+        if not 0 < self.postgres_pool_timeout_seconds < math.inf:
+            raise ValidationError(
+                "TURNGRAPH_POSTGRES_POOL_TIMEOUT_SECONDS must be a number of seconds above 0, got "
+                f"{self.postgres_pool_timeout_seconds}",
+                field="postgres_pool_timeout_seconds",
+            )
 
     @classmethod
     def load(cls, environ: Mapping[str, str] | None = None, **flags: Any) -> ServerSettings:
@@ -53,6 +73,8 @@ class ServerSettings:
             llm_api_key=self.llm_api_key,
             embeddings_base_url=self.embeddings_base_url,
             embeddings_api_key=self.embeddings_api_key,
+            postgres_pool_size=self.postgres_pool_size,
+            postgres_pool_timeout_seconds=self.postgres_pool_timeout_seconds,
             index_in_background=True,
             extraction_workers=2,
         )
