@@ -1,4 +1,5 @@
-"""``turngraph serve`` as a process: first start, keys and grants from the command line."""
+"""``turngraph serve`` as a process: first start, keys and grants from the command line, its
+heap kept out of the collector's full passes, its PostgreSQL pool from the environment."""
 
 from __future__ import annotations
 
