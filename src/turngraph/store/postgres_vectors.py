@@ -62,10 +62,6 @@ from turngraph.store.postgres_schema import LOCK_SPACE, MIGRATION_LOCK, Conn
 log = logging.getLogger("turngraph")
 
 HNSW_MAX_DIMENSION = 2_000  # pgvector indexes vectors of at most this many dimensions
-# A memory's vectors of one kind searched exactly up to this many: all that recall's cached
-# matrices keep (IN_PROCESS_MAX), where a numpy scan takes about 2 ms against 17-19 ms for the
-# index walks of a 3,000-turn memory's turns and windows.
-EXACT_BELOW = CACHED_ROWS_MAX
 # Exact searches of at most this many vectors of a kind are left to recall's cached matrices
 # (whose budget holds matrices up to as many rows); larger ones, where ``exact_below`` is
 # set higher, are scanned here.
@@ -107,7 +103,7 @@ class VectorIndex:
         *,
         iterative: bool = False,
         dimensions: Sequence[int] = (),
-        exact_below: int = EXACT_BELOW,
+        exact_below: int = IN_PROCESS_MAX,
     ) -> None:
         self.enabled = enabled
         self.iterative = iterative
@@ -118,9 +114,7 @@ class VectorIndex:
 NO_INDEX = VectorIndex(False)
 
 
-def open_vector_index(
-    conn: Conn, *, allowed: bool, where: str, exact_below: int = EXACT_BELOW
-) -> VectorIndex:
+def open_vector_index(conn: Conn, *, allowed: bool, where: str, exact_below: int) -> VectorIndex:
     """Prepare pgvector on the database if it is there (or can be created and ``allowed``):
     the ``embedding`` column, its values for rows stored without one, an HNSW index per
     dimension. Runs under the migration lock; logs once when vectors stay in process."""
