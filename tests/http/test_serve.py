@@ -23,8 +23,10 @@ CLI = [sys.executable, "-m", "turngraph.cli"]
 
 
 @contextmanager
-def serving(db: Path, port: int, env: dict[str, str] | None = None) -> Iterator[list[str]]:
-    """Start the server; yield the lines it printed before it was ready."""
+def server_process(
+    db: Path, port: int, env: dict[str, str] | None = None
+) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
+    """Start the server; yield its process and the lines it printed before it was ready."""
     proc = subprocess.Popen(
         [*CLI, "serve", "--db", str(db), "--port", str(port)],
         stdout=subprocess.PIPE,
@@ -49,10 +51,17 @@ def serving(db: Path, port: int, env: dict[str, str] | None = None) -> Iterator[
                     break
             except httpx.TransportError:
                 time.sleep(0.05)
-        yield lines
+        yield proc, lines
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@contextmanager
+def serving(db: Path, port: int, env: dict[str, str] | None = None) -> Iterator[list[str]]:
+    """Start the server; yield the lines it printed before it was ready."""
+    with server_process(db, port, env) as (_, lines):
+        yield lines
 
 
 def cli(db: Path, *args: str) -> str:

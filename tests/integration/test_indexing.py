@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
@@ -218,3 +219,32 @@ def test_a_repeated_query_is_embedded_once(tmp_path: Path) -> None:
         asked = [text for r in fake.requests[before:] for text in r["body"]["input"]]
     assert asked == ["what pet does she have?"]
     assert [h.id for h in first.hits] == [h.id for h in again.hits]
+
+
+def test_close_ends_the_background_indexer_and_leaves_the_rest_queued(tmp_path: Path) -> None:
+    path = tmp_path / "closing.db"
+    leave_backlog(path)
+    with gated_embeddings(free=0) as (fake, gate):
+        db = turngraph.open(path, settings=settings_for(fake))  # the indexer starts on it
+        deadline = time.monotonic() + 30
+        while not fake.requests and time.monotonic() < deadline:
+            time.sleep(0.01)  # the indexer's first batch has reached the endpoint's gate
+        closer = threading.Thread(target=db.close)
+        closer.start()
+        closer.join(0.5)
+        assert closer.is_alive(), "close did not wait for the batch being embedded"
+        gate.set()
+        closer.join(30)
+        assert not closer.is_alive()
+        assert not [t for t in threading.enumerate() if t.name == "turngraph-indexer"]
+        # The batch in progress was stored; nothing after it was embedded.
+        assert len(fake.requests) == 1
+    with closing(sqlite3.connect(path)) as conn:
+        (left,) = conn.execute("SELECT count(*) FROM index_queue").fetchone()
+    assert left == BACKLOG - BATCH
+    with (
+        gated_embeddings(free=10**6) as (fake, _),
+        turngraph.open(path, settings=settings_for(fake)) as db,
+    ):
+        assert wait_for_index(db.store, timeout=60)
+        assert queued(db) == 0

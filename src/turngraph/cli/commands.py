@@ -11,6 +11,7 @@ import importlib.util
 import json
 import logging
 import os
+import signal
 import socket
 import sys
 from collections.abc import Callable, Sequence
@@ -464,7 +465,28 @@ def cmd_serve(args: argparse.Namespace) -> None:
         url = f"http://{settings.host}:{settings.port}"
         print(f"turngraph: serving {db.url} on {url} (inspector: {url}/ui/)")
         config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning")
-        uvicorn.Server(config).run(sockets=[sock])
+        _serve_until_stopped(uvicorn.Server(config), sock)
+
+
+def _serve_until_stopped(server: Any, sock: socket.socket) -> None:
+    """Run uvicorn until SIGTERM or SIGINT, then return, so that the caller closes the
+    database and the process exits 0.
+
+    uvicorn finishes the requests in flight on either signal, then raises the signal again
+    under the handler that was installed before it started: under the default one, SIGTERM
+    would kill the process before the database closed (exit -15, the indexer and the
+    extraction workers cut off). The handler installed here only asks the server to stop,
+    which also covers a signal that arrives before uvicorn installs its own."""
+
+    def stop(signum: int, frame: object) -> None:
+        server.should_exit = True
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        server.run(sockets=[sock])
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _listen(host: str, port: int) -> socket.socket:

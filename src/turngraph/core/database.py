@@ -27,7 +27,7 @@ from turngraph.extract.base import Extractor
 from turngraph.extract.rules import RuleExtractor
 from turngraph.models import MemoryInfo, RetrievalConfig, Visibility
 from turngraph.plugins import extractor_from_settings, load_embedder
-from turngraph.recall.index import schedule
+from turngraph.recall.index import schedule, stop_indexer
 from turngraph.store.base import MemoryRow, Store
 from turngraph.store.sqlite import SQLiteStore
 
@@ -144,6 +144,10 @@ class Database:
         self.close()
 
     def close(self) -> None:
+        """Stop what this database started (its background indexer, after the batch it is
+        embedding; its extraction workers) and close the store. Rows still queued for
+        embedding stay queued; the next open embeds them."""
+        stop_indexer(self.store)
         self.store.close()
         if isinstance(self.extractor, ProcessExtractor):
             self.extractor.close()

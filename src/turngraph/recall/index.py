@@ -12,10 +12,12 @@ the database hands them to the background indexer.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import os
 import threading
+import weakref
 
 import numpy as np
 
@@ -32,7 +34,12 @@ _BUSY: dict[tuple[int, int], threading.Lock] = {}
 
 
 def refresh_vectors(
-    store: Store, memory_id: int, embedder: Embedder | None, *, batches: int | None = None
+    store: Store,
+    memory_id: int,
+    embedder: Embedder | None,
+    *,
+    batches: int | None = None,
+    stop: threading.Event | None = None,
 ) -> int:
     """Embed and store queued rows of one memory; returns how many vectors were written.
 
@@ -41,13 +48,18 @@ def refresh_vectors(
     concurrent writers share batches instead of embedding the same rows twice). With
     ``batches`` it stops after that many batches of :data:`BATCH` rows (a write's bounded
     share); without, it drains the queue and looks once more before it stops, so nothing
-    queued meanwhile is left behind.
+    queued meanwhile is left behind. Once ``stop`` is set it stops before its next batch
+    (what is left stays queued).
     """
-    return _refresh(store, memory_id, embedder, batches)[0]
+    return _refresh(store, memory_id, embedder, batches, stop)[0]
 
 
 def _refresh(
-    store: Store, memory_id: int, embedder: Embedder | None, batches: int | None
+    store: Store,
+    memory_id: int,
+    embedder: Embedder | None,
+    batches: int | None,
+    stop: threading.Event | None = None,
 ) -> tuple[int, bool | None]:
     """:func:`refresh_vectors`, and whether rows are left in the queue after a bounded
     refresh (None: not known)."""
@@ -57,11 +69,11 @@ def _refresh(
     left: bool | None = None
     while busy.acquire(blocking=False):
         try:
-            done, left = _drain(store, memory_id, embedder, batches)
+            done, left = _drain(store, memory_id, embedder, batches, stop)
             written += done
         finally:
             busy.release()
-        if batches is not None:
+        if batches is not None or (stop is not None and stop.is_set()):
             break
         with store.read(memory_id) as tx:
             if not tx.index_queue(limit=1):
@@ -81,7 +93,11 @@ def refresh_after_write(store: Store, memory_id: int, embedder: Embedder | None)
 
 
 def _drain(
-    store: Store, memory_id: int, embedder: Embedder | None, batches: int | None
+    store: Store,
+    memory_id: int,
+    embedder: Embedder | None,
+    batches: int | None,
+    stop: threading.Event | None = None,
 ) -> tuple[int, bool | None]:
     """Embed and store up to ``batches`` batches (all, without): the vectors written, and
     whether rows were left queued (None: not known). The write of a batch reads the queue
@@ -90,6 +106,8 @@ def _drain(
     written = 0
     left: bool | None = None
     while batches is None or batches > 0:
+        if stop is not None and stop.is_set():
+            return written, None
         if batches is not None:
             batches -= 1
         with store.read(memory_id) as tx:
@@ -186,13 +204,26 @@ def window_vector(turns: list[tuple[str, Vectors]]) -> Vectors:
     return out
 
 
+# How long closing a store (or the interpreter's exit) waits for the batch the indexer is
+# embedding: a batch is at most BATCH texts, seconds at worst with the default model.
+STOP_SECONDS = 60.0
+
+
 class _Worker:
-    """One daemon thread per store that drains the queues of the memories it is told of."""
+    """One thread per store that drains the queues of the memories it is told of.
+
+    It is a daemon thread (a host that never closes its database must still be able to
+    exit), so it must be stopped before the interpreter finalizes: a daemon thread inside
+    onnxruntime or the tokenizer when finalization begins is killed by a forced unwind
+    through C++ and Rust frames, which aborts the whole process (SIGABRT, exit 134).
+    :meth:`stop` lets the batch in progress finish, then ends the thread; what is left
+    stays queued in the store, and the next open hands it to a new indexer."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self.pending: dict[int, Embedder | None] = {}
         self.running = False
+        self.stopping = threading.Event()
         self.cond = threading.Condition()
         self.thread = threading.Thread(target=self.run, name="turngraph-indexer", daemon=True)
         self.thread.start()
@@ -208,14 +239,18 @@ class _Worker:
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
         while True:
             with self.cond:
-                while not self.pending:
+                while not self.pending and not self.stopping.is_set():
                     self.cond.wait()
+                if self.stopping.is_set():
+                    self.pending.clear()
+                    self.cond.notify_all()
+                    return
                 memory_id, embedder = self.pending.popitem()
                 self.running = True
             try:
                 if embedder is not None:
                     embedder = embedder.single_threaded()
-                refresh_vectors(self.store, memory_id, embedder)
+                refresh_vectors(self.store, memory_id, embedder, stop=self.stopping)
             except TurngraphError as exc:  # closed or deleted meanwhile: rows stay queued
                 log.debug("background indexing of memory %s stopped: %s", memory_id, exc)
             except Exception:
@@ -229,17 +264,63 @@ class _Worker:
         with self.cond:
             return self.cond.wait_for(lambda: not self.pending and not self.running, timeout)
 
+    def stop(self, timeout: float) -> bool:
+        """End the thread after the batch in progress; False if it is still running after
+        ``timeout`` seconds."""
+        with self.cond:
+            self.stopping.set()
+            self.cond.notify_all()
+        if self.thread is not threading.current_thread():
+            self.thread.join(timeout)
+        if self.thread.is_alive():
+            log.warning("the background indexer did not stop within %g s", timeout)
+            return False
+        return True
+
 
 _WORKERS: dict[int, _Worker] = {}
+# Stores whose indexer was stopped (closed, or the interpreter exiting): a write that
+# queues rows after that leaves them queued instead of starting a new thread.
+_STOPPED: weakref.WeakSet[Store] = weakref.WeakSet()
+_EXITING = False
 
 
 def schedule(store: Store, memory_id: int, embedder: Embedder | None) -> None:
     """Have the store's background indexer drain this memory's queue soon."""
     with _GUARD:
+        if _EXITING or store in _STOPPED:
+            return
         worker = _WORKERS.get(id(store))
         if worker is None or worker.store is not store:
             worker = _WORKERS[id(store)] = _Worker(store)
     worker.submit(memory_id, embedder)
+
+
+def stop_indexer(store: Store, timeout: float = STOP_SECONDS) -> bool:
+    """Stop the store's background indexer and wait for it (the batch in progress finishes;
+    the rest stays queued). :meth:`turngraph.Database.close` calls it before the store
+    closes. False if the thread is still running after ``timeout`` seconds."""
+    with _GUARD:
+        _STOPPED.add(store)
+        worker = _WORKERS.get(id(store))
+        if worker is None or worker.store is not store:
+            return True
+        del _WORKERS[id(store)]
+    return worker.stop(timeout)
+
+
+@atexit.register
+def _stop_all() -> None:
+    """At interpreter exit, after the host's other threads have been joined and before
+    finalization: stop every background indexer, so no thread is inside native inference
+    when the interpreter tears down."""
+    global _EXITING
+    with _GUARD:
+        _EXITING = True
+        workers = list(_WORKERS.values())
+        _WORKERS.clear()
+    for worker in workers:
+        worker.stop(STOP_SECONDS)
 
 
 def wait_for_index(store: Store, timeout: float = 30.0) -> bool:

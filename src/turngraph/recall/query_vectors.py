@@ -65,4 +65,8 @@ def embed_query(embedder: Embedder, text: str) -> Future[tuple[Vectors, float]]:
         _keep(embedder, text, out)
         return out, time.perf_counter() - began
 
-    return _executor().submit(run)
+    try:
+        return _executor().submit(run)
+    except RuntimeError:  # the interpreter is exiting (a host's exit handler recalls): inline
+        done.set_result(run())
+        return done
