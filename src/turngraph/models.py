@@ -315,9 +315,14 @@ class ExtractedAction(_Model):
 
 
 class Instruction(_Model):
+    """A standing instruction to the assistant. ``topic`` (name, language, format, level,
+    units, length, tone) is what it is about: a newer instruction on the same topic
+    replaces it."""
+
     id: str
     label: str
     description: str
+    topic: str | None = None
 
 
 class Uncertainty(_Model):
@@ -332,6 +337,17 @@ class Correction(_Model):
     new_value: str
 
 
+class Ended(_Model):
+    """A fact a turn ended without replacing it ("I don't work at Deloitte anymore", "we
+    broke up", "switch back to English"): an attribute value, a relationship or a standing
+    instruction, no longer current from the turn's time."""
+
+    kind: Literal["attribute", "relation", "instruction"]
+    entity_id: str | None = None  # the entity of an attribute, the subject of a relation
+    key: str  # the attribute's key, the relation's label, the instruction's label
+    value: str  # the value, the relation's object, the instruction's description
+
+
 class Extraction(_Model):
     """The structured diff one turn produced."""
 
@@ -343,6 +359,7 @@ class Extraction(_Model):
     instructions: list[Instruction] = Field(default_factory=list)
     uncertainties: list[Uncertainty] = Field(default_factory=list)
     corrections: list[Correction] = Field(default_factory=list)
+    ended: list[Ended] = Field(default_factory=list)
 
 
 # The kinds of item an Extraction lists, in its fields' order.
@@ -509,12 +526,15 @@ class Hit(_Model):
     """
 
     id: str
-    kind: Literal["turn", "observation", "attribute"]
+    kind: Literal["turn", "observation", "attribute", "instruction"]
     text: str
     score: float
     observed_at: datetime
     source: Source
     superseded: list[str] = Field(default_factory=list)
+    superseded_at: datetime | None = None
+    superseded_by: str | None = None
+    occurred_at: datetime | None = None
 
 
 class RecallResult(_Model):
@@ -536,6 +556,7 @@ __all__ = [
     "CategoryState",
     "Correction",
     "DeleteResult",
+    "Ended",
     "Entity",
     "EntityNeighborhood",
     "EntitySummary",

@@ -167,15 +167,16 @@ def test_ceilings_hold_for_any_k(
     rc = big.recall(
         "project update", k=k, max_entities=ents, max_relationships=rels, max_snippets=snips
     )
-    passages = [h for h in rc.hits if h.kind != "attribute"]
-    assert len(passages) <= min(k, 50)
+    assert len(rc.hits) <= min(k, 50)
     assert len(rc.entities) <= min(ents or 10, 50)
     assert len(rc.relationships) <= min(rels or 20, 100)
     assert len(rc.snippets) <= min(snips or 10, 50)
     assert all(len(s.text) <= 280 for s in rc.snippets)
     assert all(len(h.text) <= 280 for h in rc.hits)
-    if len(passages) < min(k, 50) and len(rc.snippets) < min(snips or 10, 50):
+    if len(rc.hits) < min(k, 50) and len(rc.snippets) < min(snips or 10, 50):
         assert not any(t.startswith(("hits", "snippets")) for t in rc.truncated)
+    if len(rc.hits) == min(k, 50) < 70:  # 70 notes match: the rest is reported
+        assert any(t.startswith("hits") for t in rc.truncated)
 
 
 @pytest.fixture
@@ -196,8 +197,9 @@ def big(db: turngraph.Database) -> turngraph.Memory:
 
 def test_cut_results_say_so_and_long_snippets_point_to_their_slug(big: turngraph.Memory) -> None:
     rc = big.recall("project update milestone", k=5, max_entities=3, max_snippets=2)
-    # k hits of many candidates is what k asks for; the other ceilings cut.
-    assert not any(t.startswith("hits") for t in rc.truncated)
+    # Every ceiling that cut says so, k included: 70 notes matched, 5 came back.
+    assert len(rc.hits) == 5
+    assert any(t.startswith("hits: 65 more") for t in rc.truncated), rc.truncated
     assert any(t.startswith("entities") for t in rc.truncated)
     assert any(t.startswith("snippets") for t in rc.truncated)
     snippet = rc.snippets[0]

@@ -7,6 +7,8 @@ Everything runs through the real pipeline: turns with the default extractor and 
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 import turngraph
@@ -31,38 +33,61 @@ def maya(mem: turngraph.Memory) -> turngraph.Memory:
 
 
 def texts(rc: turngraph.RecallResult) -> list[str]:
-    return [h.text for h in rc.hits if h.kind == "turn"]
+    """The turns the hits stand for, in order: a fact hit stands for the turn that stated
+    it (each source once, as the snippets list them)."""
+    return [s.text for s in rc.snippets]
+
+
+def turn_of(rc: turngraph.RecallResult, text: str) -> str | None:
+    """The turn id of the source whose text is ``text``."""
+    return next((s.source.turn_id for s in rc.snippets if s.text == text), None)
 
 
 @pytest.mark.parametrize("query", ["Where does Maya live now?", "Where does Maya live?"])
-def test_a_question_about_now_ranks_the_turn_that_set_the_current_value_first(
+def test_a_question_about_now_is_answered_by_the_current_fact_and_its_turn(
     maya: turngraph.Memory, query: str
 ) -> None:
     history = maya.entity_history("person", "Maya", "location")
     assert [v.value for v in history] == ["Manchester", "Bristol"]  # the extractor saw the move
-    ranked = texts(maya.recall(query))
-    assert ranked.index(BRISTOL) < ranked.index(MANCHESTER)
+    rc = maya.recall(query)
+    first = rc.hits[0]
+    assert (first.kind, first.text, first.superseded_by) == (
+        "attribute",
+        "Maya location: Bristol",
+        None,
+    )
+    assert first.source.turn_id == turn_of(rc, BRISTOL)
+    ranked = texts(rc)
     assert ranked[0] == BRISTOL
+    assert ranked.index(BRISTOL) < ranked.index(MANCHESTER)
 
 
-def test_a_superseded_passage_is_marked_with_what_replaced_it(maya: turngraph.Memory) -> None:
-    hits = {h.text: h for h in maya.recall("Where does Maya live now?").hits}
-    assert hits[MANCHESTER].superseded == ["Maya location: Manchester, now Bristol"]
-    assert hits[BRISTOL].superseded == []
+def test_a_superseded_passage_says_what_replaced_it_and_when(maya: turngraph.Memory) -> None:
+    rc = maya.recall("Where does Maya live now?")
+    hits = {h.text: h for h in rc.hits}
+    old = hits[MANCHESTER]
+    assert old.superseded == ["Maya location: Manchester, now Bristol"]
+    assert old.superseded_by == turn_of(rc, BRISTOL)
+    assert old.superseded_at == datetime(2024, 5, 1, 10, tzinfo=UTC)
+    assert all(h.superseded_by is None for h in rc.hits if h.text != MANCHESTER)
 
 
 def test_as_of_recalls_what_was_current_then_unmarked(maya: turngraph.Memory) -> None:
     rc = maya.recall("Where does Maya live now?", as_of="2024-04-01T00:00:00Z")
     assert BRISTOL not in texts(rc)
-    hits = {h.text: h for h in rc.hits}
-    assert hits[MANCHESTER].superseded == []
+    assert rc.hits[0].text == "Maya location: Manchester"
+    assert all(h.superseded == [] and h.superseded_by is None for h in rc.hits)
     assert texts(rc)[0] == MANCHESTER
 
 
-def test_a_question_about_the_past_keeps_the_old_value_above_the_new(
+def test_a_question_about_the_past_is_answered_by_the_replaced_value(
     maya: turngraph.Memory,
 ) -> None:
-    ranked = texts(maya.recall("Where did Maya live before?"))
+    rc = maya.recall("Where did Maya live before?")
+    first = rc.hits[0]
+    assert first.text == "Maya location: Manchester"
+    assert first.superseded_by == turn_of(rc, BRISTOL)
+    ranked = texts(rc)
     assert ranked.index(MANCHESTER) < ranked.index(BRISTOL)
 
 
@@ -86,14 +111,16 @@ def test_the_rescheduled_date_outranks_the_superseded_one(mem: turngraph.Memory)
             triples=triples,
         ).session_id
     rc = mem.recall("When is the Lisbon trip?")
+    assert rc.hits[0].text == "Lisbon trip date: 3-6 June"
     ranked = texts(rc)
     assert ranked.index(new) < ranked.index(old)
     assert {h.text: h for h in rc.hits}[old].superseded == [
         "Lisbon trip date: 12-15 May, now 3-6 June"
     ]
     then = mem.recall("When is the Lisbon trip?", as_of="2024-03-01T00:00:00Z")
+    assert then.hits[0].text == "Lisbon trip date: 12-15 May"
     assert new not in texts(then)
-    assert {h.text: h for h in then.hits}[old].superseded == []
+    assert all(h.superseded == [] for h in then.hits)
 
 
 @pytest.mark.parametrize(
@@ -107,10 +134,8 @@ def test_scores_are_between_zero_and_one_and_order_the_hits(
     assert rc.entities
     for score in [h.score for h in rc.hits] + [e.score for e in rc.entities]:
         assert 0.0 <= score <= 1.0
-    passages = [h.score for h in rc.hits if h.kind != "attribute"]
-    assert passages == sorted(passages, reverse=True)
-    facts = [h.score for h in rc.hits if h.kind == "attribute"]
-    assert all(f <= passages[-1] for f in facts)
+    scores = [h.score for h in rc.hits]
+    assert scores == sorted(scores, reverse=True)
     structural = maya.recall(None)
     assert all(0.0 <= x.score <= 1.0 for x in [*structural.hits, *structural.entities])
 
@@ -124,22 +149,25 @@ def test_a_turn_never_appears_twice_among_the_hits(mem: turngraph.Memory) -> Non
         speaker="Liam",
         session_id=session,
     )
-    rc = mem.recall("cousin whole life Cork Google engineer", k=1)
-    turns = [h.source.turn_id for h in rc.hits]
-    assert len(turns) == len(set(turns)), [h.text for h in rc.hits]
-    assert len(rc.hits) == 2  # the best passage, then one fact from the other turn
+    for k in (1, 2, 5):
+        rc = mem.recall("Where does Liam work? cousin whole life Cork Google engineer", k=k)
+        assert len(rc.hits) == min(k, 2), [h.text for h in rc.hits]
+        passages = [h.source.turn_id for h in rc.hits if h.kind == "turn"]
+        facts = {h.source.turn_id for h in rc.hits if h.kind == "attribute"}
+        assert len(passages) == len(set(passages))
+        assert not facts & set(passages)  # a fact stands for the turn that stated it
+    assert [h.text for h in rc.hits] == ["Liam employer: Google", rc.snippets[1].text]
 
 
 def test_truncated_is_empty_when_no_ceiling_cut_what_was_asked_for(
     maya: turngraph.Memory,
 ) -> None:
-    # Returning k of many candidates is what k asks for; entities not asked for are not cut.
-    assert maya.recall("Where does Maya live now?", k=2).truncated == []
+    # Entities not asked for are not cut, and k of all six turns cuts nothing.
     rc = maya.recall("Where does Maya live now?", include=["passages"], max_entities=1)
     assert rc.truncated == []
-    # A ceiling that does cut says so.
+    # A ceiling that does cut says so, k included.
     rc = maya.recall("Where does Maya live now?", max_entities=1, k=3, max_snippets=1)
-    assert [t.split(":")[0] for t in rc.truncated] == ["entities", "snippets"]
+    assert [t.split(":")[0] for t in rc.truncated] == ["hits", "entities", "snippets"]
 
 
 def test_the_entity_list_holds_what_the_query_is_about(maya: turngraph.Memory) -> None:

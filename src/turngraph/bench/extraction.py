@@ -39,14 +39,23 @@ from turngraph.recall.stopwords import QUESTION_STOPWORDS
 
 SYMMETRIC = frozenset({"sibling_of", "married_to", "partner_of", "friend_of", "colleague_of"})
 FACT_KINDS = ("attr", "rel", "action")  # what can state a gold fact
-ALL_KINDS = ("entity", "attr", "ended", "rel", "action", "instruction", "uncertain")
+ALL_KINDS = (
+    "entity",
+    "attr",
+    "ended",
+    "rel",
+    "ended_rel",
+    "action",
+    "instruction",
+    "uncertain",
+)
 
 
 @dataclass(frozen=True, slots=True)
 class Item:
     """One extracted item in a flat, comparable form."""
 
-    kind: str  # entity | attr | ended | rel | action | instruction | uncertain
+    kind: str  # entity | attr | ended | rel | ended_rel | action | instruction | uncertain
     subject: str  # entity, actor, relation subject, uncertainty's about; "" for instructions
     predicate: str  # attribute key, relation label, action verb, entity type
     object: str = ""  # attribute value, relation object, action object, instruction text
@@ -82,7 +91,10 @@ def items_of(raw: RawExtraction) -> list[Item]:
     out = [Item("entity", e.name, e.type) for e in raw.entities]
     for a in raw.attributes:
         out.append(Item("ended" if a.negated else "attr", a.entity, a.key, a.value))
-    out += [Item("rel", r.subject, r.label, r.object) for r in raw.relations]
+    out += [
+        Item("ended_rel" if r.negated else "rel", r.subject, r.label, r.object)
+        for r in raw.relations
+    ]
     for act in raw.actions:
         out.append(
             Item(
@@ -547,8 +559,8 @@ def _matches(kind: str, fields: list[str], item: Item) -> bool:
             and (not f[1] or item.predicate == f[1])
             and (not f[2] or _same_value(item.object, f[2]))
         )
-    if kind == "rel":
-        if item.kind != "rel" or (f[1] and item.predicate != f[1]):
+    if kind in ("rel", "ended_rel"):
+        if item.kind != kind or (f[1] and item.predicate != f[1]):
             return False
         pairs = [(item.subject, item.object)]
         if item.predicate in SYMMETRIC:

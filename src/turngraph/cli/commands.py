@@ -390,6 +390,19 @@ def cmd_bench_extraction(args: argparse.Namespace) -> None:
         Path(args.json_out).write_text(json.dumps(out, indent=2, default=str) + "\n", "utf-8")
 
 
+def cmd_bench_currency(args: argparse.Namespace) -> None:
+    from turngraph.bench import currency
+
+    report = currency.run(Path(args.folder), log=lambda line: print(line, file=sys.stderr))
+    print(currency.render(report))
+    if args.misses:
+        for split in currency.SPLITS:
+            for miss in report[split]["misses"]:
+                print(f"{split}: {miss}")
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(report, indent=2) + "\n", "utf-8")
+
+
 def cmd_demo(args: argparse.Namespace) -> None:
     from turngraph.cli.demo import run_demo
 
@@ -620,6 +633,7 @@ def build_parser() -> argparse.ArgumentParser:
             "copy": cmd_copy,
             "bench": cmd_bench,
             "bench_extraction": cmd_bench_extraction,
+            "bench_currency": cmd_bench_currency,
             "check": cmd_check,
             "consolidate": cmd_consolidate,
             "delete": cmd_delete,

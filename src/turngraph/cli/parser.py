@@ -393,6 +393,18 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     b.add_argument("--dump", metavar="OUT", help="write each turn's items as JSON lines")
     b.add_argument("--json", dest="json_out", metavar="OUT", help="write the report as JSON")
     b.set_defaults(handler=handlers["bench_extraction"])
+    b = bench.add_parser(
+        "currency",
+        help="what is true now: recall on conversations in which facts change",
+        description="what is true now: recall on conversations in which facts change "
+        "(development and held-out conversations side by side)",
+        epilog="example:\n  turngraph bench currency benchmarks/data/currency",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    b.add_argument("folder", help="the suite's folder (its splits.json names the files)")
+    b.add_argument("--json", dest="json_out", metavar="OUT", help="write the report as JSON")
+    b.add_argument("--misses", action="store_true", help="print every question that failed")
+    b.set_defaults(handler=handlers["bench_currency"])
     cli_memory.add_parsers(add, actions, dict(handlers))
     cli_made.add_parsers(add, actions, handlers["made"])
     return parser

@@ -32,9 +32,11 @@ from turngraph.extract.base import (
     RawExtraction,
     RawRelation,
 )
+from turngraph.extract.instructions import instruction_topic
 from turngraph.extract.keys import canonical_key
 from turngraph.models import (
     Correction,
+    Ended,
     ExtractedAction,
     ExtractedAttribute,
     ExtractedEntity,
@@ -47,6 +49,16 @@ from turngraph.store.base import AttributeRow, EntityRow, FactRow, WriteTx
 
 MAX_VALUE_CHARS = 500
 _KEY_RE = re.compile(r"[^a-z0-9]+")
+# Attributes said together with a relationship to the entity their value names: when the
+# value ends or is replaced, the relationship ends with it (True: the relationship points
+# from the value's entity to the attribute's, as "Katrin manages Lena").
+LINKED = {
+    "employer": ("works_at", False),
+    "location": ("lives_in", False),
+    "school": ("studies_at", False),
+    "partner": ("partner_of", False),
+    "manager": ("manages", True),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +94,8 @@ def apply_extraction(tx: WriteTx, raw: RawExtraction, at: TurnWrite) -> Extracti
     touched = graph.Touched()
     entities = _apply_entities(tx, raw, at, touched)
     ended: set[int] = set()
-    relations = _apply_relations(tx, raw.relations, entities, at, touched, ended)
+    stopped: list[Ended] = []
+    relations = _apply_relations(tx, raw.relations, entities, at, touched, ended, stopped)
     if touched.relationship_ids:  # the turn's observation is new: it backs only these
         graph.link_endpoints(tx, at.observation_id, seq=at.seq)
     # Whose generated description may change: new entities, retyped ones, both ends of the
@@ -96,7 +109,9 @@ def apply_extraction(tx: WriteTx, raw: RawExtraction, at: TurnWrite) -> Extracti
         tx.recompute_degrees(touched.entity_ids)
     current = tx.get_entities(touched.entity_ids)
     refs = {key: entity_ref(current[row.id].type, key) for key, row in entities.items()}
-    attributes, corrections = _apply_attributes(tx, raw.attributes, entities, refs, at, redescribe)
+    attributes, corrections = _apply_attributes(
+        tx, raw.attributes, entities, refs, at, redescribe, stopped
+    )
     describe_generated(tx, sorted(redescribe), now=at.now)
     extraction = Extraction(
         turn_id=at.turn_id,
@@ -118,6 +133,7 @@ def apply_extraction(tx: WriteTx, raw: RawExtraction, at: TurnWrite) -> Extracti
             for s, label, o, category in relations
         ],
         corrections=corrections,
+        ended=stopped,
     )
     return _apply_turn_facts(tx, raw, extraction, at)
 
@@ -173,6 +189,7 @@ def _apply_relations(
     at: TurnWrite,
     touched: graph.Touched,
     ended: set[int],
+    stopped: list[Ended],
 ) -> list[tuple[str, str, str, Any]]:
     drafts: list[RelationshipDraft] = []
     out: list[tuple[str, str, str, Any]] = []
@@ -181,6 +198,10 @@ def _apply_relations(
         if s not in entities or o not in entities or entities[s].id == entities[o].id:
             continue
         label = relation_label(rel.label) or "related_to"
+        if rel.negated:
+            if _end_relationship(tx, entities[s], label, entities[o], at, stopped):
+                ended |= {entities[s].id, entities[o].id}
+            continue
         category = at.category or rel.category or categories.for_relation(label)
         drafts.append(
             RelationshipDraft(entities[s].name, s, label, entities[o].name, o, None, None, category)
@@ -223,6 +244,59 @@ def _apply_relations(
     return out
 
 
+def _end_relationship(
+    tx: WriteTx,
+    source: EntityRow,
+    label: str,
+    target: EntityRow,
+    at: TurnWrite,
+    stopped: list[Ended],
+) -> bool:
+    """End the current relationship ``source -label-> target`` from the turn's time, if
+    there is one; says whether there was."""
+    rel_id = tx.find_relationship(source.id, label, target.id)
+    if rel_id is None:
+        return False
+    rows = tx.get_relationships([rel_id])
+    if not rows or rows[0].valid_until is not None:
+        return False
+    tx.set_relationship_validity(
+        rel_id, memory_category=None, valid_from=None, valid_until=at.observed_at
+    )
+    stopped.append(
+        Ended(
+            kind="relation",
+            entity_id=entity_ref(source.type, source.key),
+            key=label,
+            value=target.name,
+        )
+    )
+    return True
+
+
+def _end_linked(
+    tx: WriteTx,
+    entity: EntityRow,
+    key: str,
+    value: str,
+    at: TurnWrite,
+    stopped: list[Ended],
+    changed: set[int],
+) -> None:
+    """The relationship said with an attribute value that ended ("works at Deloitte" with
+    "employer: Deloitte") ends too."""
+    linked = LINKED.get(key)
+    if linked is None:
+        return
+    other = tx.find_entities([name_key(value)]).get(name_key(value))
+    if other is None or other.id == entity.id:
+        return
+    label, inverse = linked
+    source, target = (other, entity) if inverse else (entity, other)
+    if _end_relationship(tx, source, label, target, at, stopped):
+        changed |= {entity.id, other.id}
+
+
 def _apply_attributes(
     tx: WriteTx,
     attributes: Sequence[RawAttribute],
@@ -230,6 +304,7 @@ def _apply_attributes(
     refs: dict[str, str],
     at: TurnWrite,
     changed: set[int],
+    stopped: list[Ended],
 ) -> tuple[list[ExtractedAttribute], list[Correction]]:
     """Write each attribute as a new version, an end or nothing (the same value again); adds
     to ``changed`` the entities whose said attributes changed."""
@@ -254,6 +329,10 @@ def _apply_attributes(
                     supersedes=row.supersedes,
                     superseded_by=None,
                 )
+                stopped.append(
+                    Ended(kind="attribute", entity_id=refs[ekey], key=key, value=row.value)
+                )
+                _end_linked(tx, entity, key, row.value, at, stopped, changed)
             if ended and key not in UNSAID:
                 changed.add(entity.id)
             if ended or key != "likes":
@@ -309,6 +388,7 @@ def _apply_attributes(
                     entity_id=refs[ekey], key=key, old_value=chain[-2].value, new_value=value
                 )
             )
+            _end_linked(tx, entity, key, chain[-2].value, at, [], changed)
     return out, corrections
 
 
@@ -359,15 +439,22 @@ def _apply_turn_facts(
         )
         actions.append(model)
     instructions: list[Instruction] = []
+    ended = list(extraction.ended)
     for instruction in raw.instructions:
         dedup = " ".join(instruction.description.casefold().split())
         found = tx.find_active_fact("instruction", dedup)
         if found is not None:
             instructions.append(Instruction.model_validate(json.loads(found.data)))
             continue
+        topic = instruction_topic(instruction.description) or instruction_topic(instruction.label)
         model_i = Instruction(
-            id=new_id("instruction"), label=instruction.label, description=instruction.description
+            id=new_id("instruction"),
+            label=instruction.label,
+            description=instruction.description,
+            topic=topic,
         )
+        if topic is not None:
+            ended += _replace_instructions(tx, topic, at)
         _insert_fact(
             tx,
             "instruction",
@@ -391,8 +478,31 @@ def _apply_turn_facts(
             at,
         )
     return extraction.model_copy(
-        update={"actions": actions, "instructions": instructions, "uncertainties": uncertainties}
+        update={
+            "actions": actions,
+            "instructions": instructions,
+            "uncertainties": uncertainties,
+            "ended": ended,
+        }
     )
+
+
+REPLACEABLE = 500  # active instructions looked through for one on the same topic
+
+
+def _replace_instructions(tx: WriteTx, topic: str, at: TurnWrite) -> list[Ended]:
+    """Retire the active instructions on ``topic`` that earlier turns gave (one turn may
+    give several on one topic: "no bullet points, write paragraphs")."""
+    out: list[Ended] = []
+    for row in tx.list_facts(kind="instruction", category=None, as_of=None, limit=REPLACEABLE):
+        if row.observation_id == at.observation_id or row.happened_at > at.observed_at:
+            continue
+        old = Instruction.model_validate(json.loads(row.data))
+        if (old.topic or instruction_topic(old.description)) != topic:
+            continue
+        tx.deactivate_fact(row.id)
+        out.append(Ended(kind="instruction", key=old.label, value=old.description))
+    return out
 
 
 def _insert_fact(

@@ -94,6 +94,7 @@ class RawRelation:
     label: str
     object: str
     category: str | None = None
+    negated: bool = False  # "we're not together anymore": ends the relationship
 
 
 @dataclass(frozen=True, slots=True)

@@ -74,6 +74,13 @@ _COMMON_PLACES = frozenset(
 )
 
 
+# Words that end an organization's name said in lower case ("at kuda here in lagos").
+_NOT_ORG = frozenset(
+    "here there now today now, and but so in on at for with since because when as right "
+    "lol haha".split()
+) | frozenset(_COMMON_PLACES)
+
+
 # Words before "fan" that say how much, not of what: "a huge Harry Potter fan".
 _FAN_WORDS = frozenset("a an huge big total massive true die-hard diehard real".split())
 _DEGREE_WORDS = frozenset(
@@ -173,7 +180,7 @@ class DescriptionRules(TurnState):
             self.out.attribute(who, "nationality", first.capitalize())
             self._copula(c, who, description_after(words[1:]))
             return
-        if first == "at" and len(words) > 1 and words[1][:1].isupper():
+        if first == "at" and len(words) > 1 and (words[1][:1].isupper() or self.lowercase):
             org = noun_phrase(words[1:], 4)
             typed = self.out.entities.get(" ".join(org).casefold())
             if org and org[-1].lower() in v.SCHOOL_WORDS:
@@ -181,6 +188,8 @@ class DescriptionRules(TurnState):
             elif org and (
                 (typed and typed.type == "organization")
                 or " ".join(org).lower() in gz.ORGANIZATIONS
+                # "new job!! I'm at moniepoint now": where one works, said of a job
+                or (self.work_talk and not c.past and not (typed and typed.type == "place"))
             ):
                 self._employer(who, org)
             return
@@ -417,6 +426,12 @@ class DescriptionRules(TurnState):
 
     def _employer(self, who: str, words: list[str]) -> None:
         org = noun_phrase(words, 4)
+        if org and not org[0][:1].isupper() and self.lowercase:
+            # "a backend dev at kuda": in a turn written in lower case, any short name
+            org = org[: next((i for i, w in enumerate(org) if w.lower() in _NOT_ORG), len(org))]
+            if not org or len(org) > 3 or org[-1].lower() in _COMMON_PLACES:
+                return
+            org = [capitalize(w) for w in org]
         if org and org[0][:1].isupper() and org[0].lower() not in gz.NOT_NAMES:
             name = self.out.entity(" ".join(org), "organization")
             self.used.add(name.casefold())

@@ -62,8 +62,8 @@ class Findings:
         if not same:
             self.attributes.append(item)
 
-    def relation(self, subject: str, label: str, obj: str) -> None:
-        rel = RawRelation(subject, label, obj)
+    def relation(self, subject: str, label: str, obj: str, *, negated: bool = False) -> None:
+        rel = RawRelation(subject, label, obj, negated=negated)
         if subject.casefold() != obj.casefold() and rel not in self.relations:
             self.relations.append(rel)
 
@@ -236,6 +236,7 @@ class TurnState:
     pronoun: str  # whom "he" / "she" points to
     used: set[str]  # names some fact uses
     lowercase: bool  # the turn is written without capitals
+    work_talk: bool  # the turn speaks of a job ("new job", "first day"): "I'm at X" is work
     restating: bool  # an earlier sentence is being said again: no corrections
     last_species: str  # the kind of pet last mentioned, for "her name is Luna"
     hedge: str  # what made the sentence being read uncertain, if anything

@@ -94,6 +94,7 @@ ceremony, workshop
 """)
 
 JOB_WORDS = _words("""
+dev, coder,
 accountant, analyst, architect, artist, assistant, ceo, cfo, chef, chief, cmo, coach, consultant,
 coo, counselor, cto, dancer, dentist, designer, developer, director, doctor, editor, engineer,
 founder, head, intern, journalist, lawyer, lead, lecturer, manager, mechanic, musician, nurse,

@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import re
 
+from turngraph.extract import gazetteers as gz
 from turngraph.extract import vocab as v
 from turngraph.extract.folded import Folded
 
 _PREFIX = Folded(
-    r"^(?:(?:ok(?:ay)?|also|and|oh|btw|by the way|one more thing|hey|hi|actually|"
+    r"^(?:(?:ok(?:ay)?|also|and|oh|ooh|ah|um|yeah|btw|by the way|one more thing|hey|hi|actually|"
     r"scratch that|sorry|wait|quick thing|two things|one thing|so|but)\W+)*"
     r"(?P<lead>(?:please\s+)?(?:(?:can|could|would|will) you(?: please)?(?: always| never)?\s+|"
     r"you can\s+|you should\s+|"
     r"I (?:want|need|would like|'d like|'d prefer|prefer|would prefer) (?:you|it if you) to\s+|"
     r"I'd prefer (?:it )?if you\s+|"
+    r"I(?: would|'d) prefer (?:that|it if) you\s+|"
     r"(?:from now on|going forward|in (?:the )?future|for the rest of (?:this|our) "
     r"(?:chat|conversation)|for all (?:future )?(?:answers|replies|responses)|in general)"
     r"\W+(?:please\s+)?|"
@@ -48,7 +50,15 @@ _STANDING = Folded(
     r"\b(from now on|going forward|in (?:the )?future|always|never|whenever|every time|"
     r"each time|for the rest of)\b",
 )
-_CALL_ME = Folded(r"^(?:just\s+)?call me\s+([A-Za-z][\w'-]{0,30})\b")
+_CALL_ME = Folded(r"^(?:just\s+)?(?:call|address) me(?: as)?\s+([A-Za-z][\w'-]{0,30})\b")
+_STOP_WITH = Folded(
+    r"^(?:stop|quit|enough|no more)\s+(?:with\s+)?(?:the\s+|all\s+the\s+|those\s+|your\s+)?"
+    r"(\w+)"
+)
+_EXPLAIN_LIKE = Folded(
+    r"^explain\s+(?:everything|things|it|stuff|them)?\s*(?:to me\s+)?(?:like|as if)\s+I'm\b"
+)
+STOP_CALLING = Folded(r"\bstop calling me\s+([A-Za-z][\w'-]{0,30})\b")
 _NEGATIVE = Folded(r"^(always|never|don't|do not|do n't|stop|avoid|no more|no)\s+(\w+)")
 _ONE_OFF = Folded(r"^\w+\s+(?:this|that|these|the following)\b|\"")
 _REMEMBER = Folded(r"^remember (?:that )?.{1,200}\bwhen(?:ever)? you\b")
@@ -92,6 +102,11 @@ def find_instruction(sentence: str) -> tuple[str, str, str | None] | None:
     if call:
         name = call.group(1)
         return f"call the user {name}", f"{body}.", name
+    stop = _STOP_WITH.match(core)
+    if stop and stop.group(1).lower() in v.OUTPUT_NOUNS:
+        return _label(core), f"{body}.", None
+    if _EXPLAIN_LIKE.match(core) or STOP_CALLING.search(core):
+        return _label(core), f"{body}.", None
     if (
         _PREFER.match(core)
         or _KEEP_SHORT.match(core)
@@ -116,6 +131,15 @@ def find_instruction(sentence: str) -> tuple[str, str, str | None] | None:
             return _label(core), f"{body}.", None
         return None
     first = core.split()[0].lower() if core.split() else ""
+    said_of_someone = first in _SUBJECTS or first in v.KIN
+    if (
+        standing
+        and not question
+        and (first in v.INSTRUCTION_VERBS or (_mentions_output(core) and not said_of_someone))
+    ):
+        # "write normal paragraphs from now on", "so detailed answers from now on, please";
+        # not "my boss always tells me to keep emails short"
+        return _label(core), f"{body}.", None
     if first in v.INSTRUCTION_VERBS:
         after = core.split()[1:2]
         if after and after[0].lower() in ("up", "it", "in") and first in ("keep", "check"):
@@ -125,6 +149,63 @@ def find_instruction(sentence: str) -> tuple[str, str, str | None] | None:
         if first in v.DIRECT_INSTRUCTION_VERBS and _mentions_output(core):
             return _label(core), f"{body}.", None
     return None
+
+
+_LANGUAGE_NAMES = "|".join(sorted(gz.LANGUAGES))
+# What a standing instruction is about, tried in order: a newer instruction on the same
+# topic replaces the older one ("switch back to English" after "always reply in French").
+TOPICS = (
+    ("name", Folded(r"\b(?:call|calling|address|addressing) (?:me|the user)\b|\bmy name\b")),
+    (
+        "language",
+        Folded(
+            rf"\b(?:in|into|to)\s+(?:{_LANGUAGE_NAMES})\b|\blanguage\b",
+        ),
+    ),
+    (
+        "format",
+        Folded(
+            r"\b(?:bullets?|bullet points?|paragraphs?|prose|lists?|tables?|markdown|headings|"
+            r"headers|numbered)\b"
+        ),
+    ),
+    (
+        "level",
+        Folded(
+            r"\b(?:beginner|beginners|simple|simply|technical|jargon|analog(?:y|ies)|basics|"
+            r"expert|eli5|five)\b"
+        ),
+    ),
+    (
+        "units",
+        Folded(
+            r"\b(?:metric|imperial|grams|cups|ounces|celsius|fahrenheit|kilomet(?:re|er)s|miles|"
+            r"units)\b"
+        ),
+    ),
+    (
+        "length",
+        Folded(
+            r"\b(?:short|shorter|brief|briefly|concise|concisely|long|longer|lengthy|detailed|"
+            r"details?|in depth|in-depth|sentences|one line|verbose|length)\b"
+        ),
+    ),
+    ("tone", Folded(r"\b(?:formal|formally|casual|casually|friendly|emojis?|jokes|tone)\b")),
+)
+
+
+def instruction_topic(text: str) -> str | None:
+    """What an instruction is about (name, language, format, level, units, length, tone),
+    or None when it is about something else ("keep that in mind for recipes")."""
+    for topic, pattern in TOPICS:
+        if pattern.search(text):
+            return topic
+    return None
+
+
+_SUBJECTS = frozenset(
+    "my his her their our your the he she they we i it this that there someone everyone".split()
+)
 
 
 def _mentions_output(core: str) -> bool:

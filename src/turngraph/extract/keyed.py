@@ -115,9 +115,12 @@ class KeyedRules(TurnState):
                 return True
         if verb in ("start", "begin") and "at" in prep_of and not c.modal:
             org = prep_of["at"]
-            if org[0][:1].isupper() and org[-1].lower() not in v.SCHOOL_WORDS:
+            if (org[0][:1].isupper() or self.lowercase) and org[-1].lower() not in v.SCHOOL_WORDS:
                 self._employer(who, org)
+                self._hired_as(who, rest)  # "started at Doctolib last week as a tech lead"
                 return False
+        if verb in ("start", "begin", "get", "land") and low_np[-1:] == ["job"] and not c.modal:
+            self._hired_as(who, rest)  # "I started a new job as a Financial Analyst"
         project = np if np and np[0][:1].isupper() else prep_of.get("on", [])
         if (
             verb in ("build", "develop", "launch", "ship", "design", "work", "take")
@@ -355,6 +358,13 @@ class KeyedRules(TurnState):
                 self.out.attribute(who, "birthday", f"{when.when:%B} {when.when.day}")
             return True
         return False
+
+    def _hired_as(self, who: str, rest: list[str]) -> bool:
+        """The job title an "as" phrase gives ("... as a senior product designer")."""
+        lows = [w.lower() for w in rest]
+        if "as" not in lows:
+            return False
+        return self._job(who, rest[lows.index("as") + 1 :])
 
 
 _DEMONSTRATIVES = frozenset("this that these those".split())

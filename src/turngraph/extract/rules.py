@@ -28,13 +28,14 @@ from turngraph.extract.base import (
     RawInstruction,
     TurnContext,
 )
+from turngraph.extract.changes import ChangeRules
 from turngraph.extract.clauses import Clause, parse_clause, sentences, split_clauses
 from turngraph.extract.clauses import tokens as tokenize
 from turngraph.extract.descriptions import DescriptionRules
 from turngraph.extract.facts import ClauseFacts
 from turngraph.extract.findings import Findings
 from turngraph.extract.folded import Folded
-from turngraph.extract.instructions import find_instruction, may_instruct
+from turngraph.extract.instructions import STOP_CALLING, find_instruction, may_instruct
 from turngraph.extract.keyed import KeyedRules
 from turngraph.extract.names import find_names, is_lowercase, truecase
 from turngraph.extract.normalize import normalize
@@ -112,6 +113,10 @@ _IT_IS_GOOD_TO = Folded(
     r"\bit(?:'s|\s+(?:is|was|felt|feels|seems|seemed))\s+(?:\w+\s+){0,2}?\w+\s+to\s+\w+"
 )
 _MINE = Folded(r"\b(?:my|our|me|I)\b")
+_WORK_TALK = Folded(
+    r"\b(?:new job|first day|first week|job|jobs|hired|joined|started|offer|onboarding|"
+    r"colleagues|coworkers|my team|my manager|my boss)\b"
+)
 
 
 def _generic_gerund(sentence: str) -> bool:
@@ -137,16 +142,67 @@ def _names_said(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(found)
 
 
+# A short reply that agrees with what was just said to the speaker ("yep", "all correct!").
+_CONFIRMS = Folded(
+    r"^\W*(?:yes|yep|yeah|yup|yes+|correct|exactly|right|that's right|that's correct|"
+    r"all correct|spot on|indeed|true|perfect|bingo)\b[^?]{0,40}$",
+)
+
+
+def _confirmed_recap(text: str, ctx: TurnContext) -> RawExtraction | None:
+    """What the assistant's last turn said about the speaker ("You live in Cork and work as
+    a vet"), when the speaker confirms it: then it is theirs to have said. Only the facts
+    about the speaker are taken."""
+    if not ctx.history or not _CONFIRMS.match(text.strip()):
+        return None
+    said_by, said = ctx.history[-1]
+    if said_by.casefold() != "assistant" or said.rstrip().endswith("?"):
+        return None
+    heard = replace(ctx, speaker="assistant", role="assistant", addressee=ctx.speaker)
+    found = _Turn(heard).run(said)
+    me = ctx.speaker.casefold()
+    attributes = tuple(a for a in found.attributes if a.entity.casefold() == me)
+    relations = tuple(
+        r for r in found.relations if me in (r.subject.casefold(), r.object.casefold())
+    )
+    named = {a.value.casefold() for a in attributes}
+    named |= {n.casefold() for r in relations for n in (r.subject, r.object)}
+    # A pet's species is said of the pet the speaker has.
+    pets = {r.object.casefold() for r in relations if r.label == "has_pet"}
+    attributes += tuple(a for a in found.attributes if a.entity.casefold() in pets)
+    entities = tuple(e for e in found.entities if e.name.casefold() in named | pets | {me})
+    return RawExtraction(entities=entities, attributes=attributes, relations=relations)
+
+
+def _joined(a: RawExtraction, b: RawExtraction) -> RawExtraction:
+    return replace(
+        a,
+        entities=a.entities + tuple(e for e in b.entities if e not in a.entities),
+        attributes=a.attributes + tuple(x for x in b.attributes if x not in a.attributes),
+        relations=a.relations + tuple(x for x in b.relations if x not in a.relations),
+    )
+
+
 class RuleExtractor:
     """The default extractor: English clauses read with word lists, no model, ~1 ms a turn."""
 
     name = "rules-en-v2"
 
     def extract(self, text: str, context: TurnContext) -> RawExtraction:
-        return _Turn(context).run(text)
+        found = _Turn(context).run(text)
+        if context.role == "assistant":
+            # What an assistant says states no fact about anyone: its "I" is no person, and
+            # what it repeats or asks of the user is the user's to say. The names it uses
+            # stay findable.
+            me = context.speaker.casefold()
+            return RawExtraction(
+                entities=tuple(e for e in found.entities if e.name.casefold() != me)
+            )
+        recap = _confirmed_recap(text, context)
+        return _joined(found, recap) if recap is not None else found
 
 
-class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules, OpinionRules):
+class _Turn(PatternRules, ChangeRules, ClauseFacts, DescriptionRules, KeyedRules, OpinionRules):
     """One turn being read: the sentence loop, fragments, answers and corrections."""
 
     def __init__(self, ctx: TurnContext) -> None:
@@ -161,6 +217,7 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules, OpinionRule
         self.pronoun = ""  # whom "he" / "she" points to
         self.used: set[str] = set()
         self.lowercase = False
+        self.work_talk = False
         self.restating = False  # an earlier sentence is being said again: no corrections
         self.hedge = ""  # what made the sentence uncertain ("I think", "maybe", "asked")
         self.last_species = ""  # the kind of pet last mentioned, for "her name is Luna"
@@ -187,6 +244,7 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules, OpinionRule
     def run(self, text: str) -> RawExtraction:
         text = normalize(_BRACKETS.sub(" ", text[:MAX_EXTRACT_CHARS]))
         self.lowercase = is_lowercase(text)
+        self.work_talk = _WORK_TALK.search(text) is not None
         text = truecase(text, self.known)
         for i, sentence in enumerate(sentences(text)):
             self._sentence(sentence, first=i == 0)
@@ -216,6 +274,10 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules, OpinionRule
                 self.out.instructions.append(RawInstruction(label, description))
                 if call_me:
                     self.out.attribute(self._speaker(), "preferred_name", capitalize(call_me))
+            stop = STOP_CALLING.search(sentence)
+            if stop:  # "stop calling me T": that name is no longer the one to use
+                name = capitalize(stop.group(1))
+                self.out.attribute(self._speaker(), "preferred_name", name, negated=True)
             if whole:
                 return
         if _SARCASM.match(sentence):
@@ -238,6 +300,7 @@ class _Turn(PatternRules, ClauseFacts, DescriptionRules, KeyedRules, OpinionRule
             return
         sentence = _NEWS_LEAD.sub("", _LEAD_IN.sub("", sentence)) or sentence
         self._patterns(sentence)
+        self._changes(sentence)
         self._pet_names(sentence)
         self._answer(sentence, first=first)
         hedged = asked

@@ -233,12 +233,15 @@ OUTPUT_NOUNS = _set(
     "summary summaries sentences words bullet bullets points language tone english french "
     "spanish german python javascript metric units format formatting markdown examples "
     "jargon explanations explanation emails email recs recommendations suggestions "
-    "sources citations links tables lists headers caps"
+    "sources citations links tables lists headers caps paragraphs paragraph prose version "
+    "analogies analogy basics detail details depth grams cups ounces celsius fahrenheit "
+    "kilometres kilometers miles table list numbered headings"
 )
 INSTRUCTION_VERBS = _set(
     "add address answer ask call cite respond explain format greet include keep list "
     "mention recommend refer remind reply say send share show sign speak suggest summarize "
-    "talk tell translate use write give avoid stop be make check double-check spell put"
+    "talk tell translate use write give avoid stop be make check double-check spell put "
+    "switch skip drop"
 )
 DIRECT_INSTRUCTION_VERBS = _set(
     "answer cite format reply respond summarize translate use write speak explain address"

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from turngraph.core import graph
 from turngraph.models import Hit, RecalledEntity, RecallResult, Snippet, Source
 from turngraph.recall.currency import Currency
-from turngraph.store.base import AttributeRow, ObservationRow, ReadTx, TurnRow
+from turngraph.recall.facts import Answer
+from turngraph.store.base import ObservationRow, ReadTx, TurnRow
 
 SNIPPET_CHARS = 280
-ATTRIBUTE_HITS = 5  # attribute facts among the hits, at most
+ATTRIBUTE_HITS = 5  # facts among the hits, at most (never more than k)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,15 +30,24 @@ def assemble(
     mode: str,
     ranked: Sequence[int],
     scores: dict[int, float],
-    attributes: Sequence[tuple[AttributeRow, float]],
+    facts: Sequence[Answer],
     ent_scores: dict[int, float],
     bounds: Bounds,
     currency: Currency,
 ) -> RecallResult:
-    """The result from ranked observations whose ``scores`` are on 0..1 and entity
-    scores on 0..1. One hit per source observation: a turn never appears twice."""
+    """The result from ranked observations whose ``scores`` are on 0..1, the facts that answer
+    the question (placed first, in their order) and entity scores on 0..1.
+
+    ``k`` bounds every hit: facts and passages together. One hit per source observation: a
+    fact stands for the turn that stated it, which is not listed again. What ranked below
+    the ``k`` returned is reported in ``truncated``."""
     cut: list[str] = []
-    top = list(ranked[: bounds.k])
+    facts = list(facts[: min(ATTRIBUTE_HITS, bounds.k)])
+    stated = {a.observation_id for a in facts}
+    top = [oid for oid in ranked if oid not in stated][: bounds.k - len(facts)]
+    dropped = len(ranked) - len([oid for oid in ranked if oid in stated]) - len(top)
+    if dropped > 0:
+        cut.append(f"hits: {dropped} more candidates ranked below the {bounds.k} returned (k)")
     # Entities: those relevant to the query, else those the top passages mention.
     if not ent_scores:
         links = tx.links_for_observations(top)
@@ -48,38 +59,52 @@ def assemble(
     ordered = sorted(ent_scores, key=lambda e: -ent_scores[e])
     if len(ordered) > bounds.entities:
         cut.append(f"entities: {len(ordered)} matched, {bounds.entities} returned (max_entities)")
-    read = tx.shown_rows(top, ordered[: bounds.entities], relationships=bounds.relationships + 1)
+    replaced = currency.replaced(top)
+    # Read with the shown passages: the facts' turns, and the turns that replaced a value.
+    later = {f.successor for notes in replaced.values() for f in notes if f.successor}
+    later |= {a.successor for a in facts if a.successor is not None}
+    extra = [oid for oid in (*stated, *later) if oid not in top]
+    read = tx.shown_rows(
+        [*top, *dict.fromkeys(extra)],
+        ordered[: bounds.entities],
+        relationships=bounds.relationships + 1,
+    )
     observations = {o.id: o for o in read.observations}
     turns = read.turns
-    replaced = currency.replaced(top)
     hits: list[Hit] = []
-    for oid in top:
-        obs = observations.get(oid)
-        if obs is not None:
-            notes = [f.note for f in replaced.get(oid, ())]
-            hits.append(_hit(obs, turns.get(oid), scores[oid], notes))
-    # Attribute facts the query matched follow the passages (they never displace one and
-    # score below the last), each citing the turn or observation it came from, at most
-    # one per source.
-    shown = {h.source.slug for h in hits}
-    below = min((h.score for h in hits), default=1.0)
-    facts = 0
-    for row, score in attributes:
-        if facts == ATTRIBUTE_HITS:
-            break
-        slug = row.source_slug or ""
-        if slug in shown:
-            continue
-        shown.add(slug)
-        facts += 1
+    best = max((scores[oid] for oid in top), default=0.5)
+    for i, answer in enumerate(facts):
+        obs = observations.get(answer.observation_id)
+        by = None if answer.successor is None else _hit_id(observations, turns, answer.successor)
         hits.append(
             Hit(
-                id=row.id,
-                kind="attribute",
-                text=f"{row.entity_name} {row.key.replace('_', ' ')}: {row.value}",
-                score=round(below * score / (score + 1.0), 6) if score > 0 else 0.0,
-                observed_at=row.valid_from,
-                source=Source(slug=slug, turn_id=row.source_turn),
+                id=answer.id,
+                kind="attribute" if answer.kind == "attribute" else "instruction",
+                text=_cut(answer.text),
+                score=round((1.0 + best) / 2 - i * 1e-4, 6),
+                observed_at=answer.since,
+                source=_source(obs, turns.get(obs.id)) if obs else Source(slug=answer.slug or ""),
+                superseded=[answer.note] if answer.note else [],
+                superseded_at=answer.until,
+                superseded_by=by,
+            )
+        )
+    for oid in top:
+        obs = observations.get(oid)
+        if obs is None:
+            continue
+        notes = replaced.get(oid, ())
+        first = min(notes, key=lambda f: f.until) if notes else None
+        hits.append(
+            _hit(
+                obs,
+                turns.get(oid),
+                scores[oid],
+                [f.note for f in notes],
+                until=first.until if first else None,
+                by=_hit_id(observations, turns, first.successor)
+                if first and first.successor
+                else None,
             )
         )
     rows = read.entities
@@ -103,7 +128,7 @@ def assemble(
     snippets: list[Snippet] = []
     by_slug = {o.slug: o for o in observations.values()}
     for hit in hits:
-        if hit.kind == "attribute":
+        if hit.source.slug not in by_slug or any(s.slug == hit.source.slug for s in snippets):
             continue
         if len(snippets) == bounds.snippets:
             cut.append(f"snippets: more than {bounds.snippets} source observations (max_snippets)")
@@ -120,6 +145,16 @@ def assemble(
     )
 
 
+def _hit_id(
+    observations: dict[int, ObservationRow], turns: dict[int, TurnRow], oid: int
+) -> str | None:
+    """The id a hit on observation ``oid`` would have (None if it is gone)."""
+    if oid in turns:
+        return turns[oid].id
+    obs = observations.get(oid)
+    return f"observation:{obs.slug}" if obs else None
+
+
 def _source(obs: ObservationRow, turn: TurnRow | None) -> Source:
     if turn is None:
         return Source(slug=obs.slug)
@@ -133,7 +168,19 @@ def _source(obs: ObservationRow, turn: TurnRow | None) -> Source:
     )
 
 
-def _hit(obs: ObservationRow, turn: TurnRow | None, score: float, superseded: list[str]) -> Hit:
+def _cut(text: str) -> str:
+    return text if len(text) <= SNIPPET_CHARS else text[: SNIPPET_CHARS - 1].rstrip() + "\u2026"
+
+
+def _hit(
+    obs: ObservationRow,
+    turn: TurnRow | None,
+    score: float,
+    superseded: list[str],
+    *,
+    until: datetime | None = None,
+    by: str | None = None,
+) -> Hit:
     text = obs.content
     if len(text) > SNIPPET_CHARS:
         text = text[: SNIPPET_CHARS - 1].rstrip() + "\u2026"
@@ -145,6 +192,8 @@ def _hit(obs: ObservationRow, turn: TurnRow | None, score: float, superseded: li
         observed_at=obs.observed_at,
         source=_source(obs, turn),
         superseded=superseded,
+        superseded_at=until,
+        superseded_by=by,
     )
 
 

@@ -52,6 +52,22 @@ def asks_about_now(query: str) -> bool:
     return not any(word in PAST_WORDS for word in _WORD.findall(query.lower()))
 
 
+# Words that ask for an earlier value than the current one ("before the move", "previous job").
+EARLIER_WORDS = frozenset(
+    {"before", "earlier", "ex", "former", "formerly", "originally", "previous", "previously"}
+)
+
+
+def time_tilt(query: str) -> float:
+    """Which way a question leans in time: 1 for the present (newer passages first among
+    equals), -1 for an earlier value ("before", "previous", "used to"), 0 for a question
+    about the past that names no order ("When did she ...")."""
+    words = _WORD.findall(query.lower())
+    if any(w in EARLIER_WORDS for w in words) or "used to" in " ".join(words):
+        return -1.0
+    return 1.0 if not any(w in PAST_WORDS for w in words) else 0.0
+
+
 @dataclass(frozen=True, slots=True)
 class Replaced:
     """A fact a passage set that was no longer current at the time asked about."""
@@ -60,6 +76,7 @@ class Replaced:
     entity_id: int
     note: str  # "Maya location: Manchester, now Bristol"
     successor: int | None  # the observation that set the value current then, if any
+    until: datetime  # when the value stopped holding
 
 
 def _current_at(row: AttributeRow, at: datetime | None) -> bool:
@@ -124,6 +141,7 @@ def replaced_facts(
                 entity_id=row.entity_id,
                 note=f"{row.entity_name} {key}: {row.value}{tail}",
                 successor=None if successor is None else successor.observation_id,
+                until=row.valid_until or row.valid_from,
             )
         )
     return out

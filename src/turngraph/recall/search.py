@@ -16,7 +16,7 @@ import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -26,10 +26,24 @@ from turngraph.config import Limits
 from turngraph.core.validate import name_key, normalize_tags, parse_datetime
 from turngraph.errors import ValidationError
 from turngraph.models import RecallResult
-from turngraph.recall.assemble import Bounds, assemble
-from turngraph.recall.currency import MARGIN, W_SUPERSEDED, Currency, asks_about_now
+from turngraph.recall.assemble import ATTRIBUTE_HITS, Bounds, assemble
+from turngraph.recall.currency import (
+    MARGIN,
+    W_SUPERSEDED,
+    Currency,
+    asks_about_now,
+    time_tilt,
+)
 from turngraph.recall.dense import nearest_rows, passage_similarities
 from turngraph.recall.embed import Embedder, Vectors
+from turngraph.recall.facts import (
+    Answer,
+    about_user,
+    answers,
+    instruction_answers,
+    question_time,
+    user_entities,
+)
 from turngraph.recall.query_vectors import embed_query
 from turngraph.recall.stages import Clock
 from turngraph.recall.stopwords import QUESTION_STOPWORDS
@@ -54,6 +68,8 @@ W_ENTITY = 0.8  # linked to an entity the query names or matches
 W_SPEAKER = 2.0  # said by a person the query names
 W_SESSION = 0.15  # the turn's session matches the query as a whole (summed BM25)
 W_WINDOW = 0.5  # dense similarity of the turn's window, added to the turn's own
+W_ASSISTANT = 0.5  # an assistant's turn, below what the people said
+W_RECENT = 0.5  # newest over oldest candidate, for a question about now (reversed: before)
 EXACT_ENTITY = 3.0  # entity score bonus for a name the query spells out
 ENTITY_FANOUT = 200  # observations taken per top entity
 PRUNE_ABOVE_ROWS = 5_000  # memories this large drop query terms ...
@@ -312,7 +328,7 @@ class RecallOps:
         lexical: dict[int, float] = dict(next(found)) if by_passage else {}
         attributes = self._attribute_hits(tx, terms, at, flt) if mode != "dense" else []
         # Read ahead while the embedding may still run: the turn keys of the lexical matches.
-        known = tx.turn_keys(list(lexical)) if pending is not None else {}
+        known = tx.passage_keys(list(lexical)) if pending is not None else {}
         clock.lap("lexical")
         qvec: Vectors | None = None
         if pending is not None:
@@ -348,28 +364,56 @@ class RecallOps:
                 )
             )
         kept = [c for c in candidates if c in allowed]
-        known.update(tx.turn_keys([c for c in kept if c not in known]))
+        known.update(tx.passage_keys([c for c in kept if c not in known]))
         keys = {c: known[c] for c in kept if c in known}
         speakers = {e.key for e in named}
         sessions: dict[str, float] = {}
-        for oid, (session_id, _) in keys.items():
-            sessions[session_id] = sessions.get(session_id, 0.0) + lexical.get(oid, 0.0)
+        for oid, key in keys.items():
+            if key.session_id is not None:
+                sessions[key.session_id] = sessions.get(key.session_id, 0.0) + lexical.get(oid, 0.0)
         order = {sid: i for i, sid in enumerate(sessions)}
         session_z = _z({order[sid]: score for sid, score in sessions.items()})
-        for oid, (session_id, speaker) in keys.items():
-            if speaker and _speaker_key(speaker) in speakers:
+        tilt = time_tilt(query)
+        times = sorted({key.observed_at for key in keys.values()}) if tilt else []
+        place = {t: i / max(len(times) - 1, 1) for i, t in enumerate(times)}
+        for oid, key in keys.items():
+            if key.speaker and _speaker_key(key.speaker) in speakers:
                 fused[oid] += W_SPEAKER
-            fused[oid] += W_SESSION * session_z.get(order[session_id], 0.0)
+            if key.session_id is not None:
+                fused[oid] += W_SESSION * session_z.get(order[key.session_id], 0.0)
+            if key.role == "assistant":
+                fused[oid] -= W_ASSISTANT
+            if tilt:
+                fused[oid] += tilt * W_RECENT * place[key.observed_at]
         ranked = sorted((c for c in candidates if c in allowed), key=lambda c: -fused[c])
         currency = Currency(tx, at)
         if asks_about_now(query):
             about = {e.id for e in named} | set(top_entities)
             ranked = _prefer_current(tx, ranked, fused, flt, currency, about, bounds.k)
+        facts: list[Answer] = []
+        if mode != "dense":
+            asked = list(named)
+            if about_user(query):
+                asked += [e for e in user_entities(tx) if e.id not in {n.id for n in named}]
+            # A question that names a time ("in March 2024") is answered as of then.
+            when = at or (question_time(query, datetime.now(UTC)) if tilt <= 0 else None)
+            facts = answers(
+                tx, query, asked, tilt=tilt, at=when, matched=[row for row, _ in attributes]
+            )
+            facts += instruction_answers(tx, query, tilt=tilt, at=when)
+            if facts and flt != ObservationFilter():
+                allowed_facts = set(
+                    tx.filter_observations(
+                        _replace(flt, ids=tuple({a.observation_id for a in facts})),
+                        limit=len(facts),
+                    )
+                )
+                facts = [a for a in facts if a.observation_id in allowed_facts]
         clock.lap("candidates")
         _expand_neighbours(tx, ent_scores, entity_sources)
         relevant = {e: _logistic(v) for e, v in ent_scores.items() if e in entity_sources}
-        scores = {oid: _logistic(fused[oid]) for oid in ranked[: bounds.k]}
-        return assemble(tx, query, mode, ranked, scores, attributes, relevant, bounds, currency)
+        scores = {oid: _logistic(fused[oid]) for oid in ranked[: bounds.k + ATTRIBUTE_HITS]}
+        return assemble(tx, query, mode, ranked, scores, facts, relevant, bounds, currency)
 
     def _selective(self, tx: ReadTx, terms: list[str]) -> list[str]:
         """In a large memory, leave out query terms that match a large share of it.

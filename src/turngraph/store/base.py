@@ -61,6 +61,7 @@ from turngraph.store.rows import (
     MemoryRow,
     ObservationFilter,
     ObservationRow,
+    PassageKey,
     PrincipalRow,
     ProposalRow,
     QueuedRow,
@@ -98,6 +99,7 @@ __all__ = [
     "MemoryRow",
     "ObservationFilter",
     "ObservationRow",
+    "PassageKey",
     "PrincipalRow",
     "ProposalRow",
     "QueuedRow",
@@ -222,8 +224,18 @@ class TurnReads(Protocol):
 
     # turn facts
     def list_facts(
-        self, *, kind: str, category: str | None, as_of: datetime | None, limit: int
-    ) -> list[FactRow]: ...
+        self,
+        *,
+        kind: str,
+        category: str | None,
+        as_of: datetime | None,
+        limit: int,
+        retired: bool = False,
+    ) -> list[FactRow]:
+        """A kind of turn fact, oldest first: the active ones (with ``retired``, those
+        a later one replaced too)."""
+        ...
+
     def find_active_fact(self, kind: str, dedup: str) -> FactRow | None: ...
 
 
@@ -279,7 +291,11 @@ class RecallReads(Protocol):
         """How many rows of ``kind`` this memory's text search holds."""
         ...
 
-    def turn_keys(self, ids: Sequence[int]) -> dict[int, tuple[str, str | None]]: ...
+    def passage_keys(self, ids: Sequence[int]) -> dict[int, PassageKey]:
+        """The time of each of ``ids`` that exists, with its turn's session, speaker and
+        role when it is a turn."""
+        ...
+
     def links_for_observations(self, ids: Sequence[int]) -> dict[int, list[int]]: ...
     def speakers_among(self, names: Sequence[str]) -> set[str]: ...
     def observations_for_entities(
@@ -293,6 +309,18 @@ class RecallReads(Protocol):
         ...
 
     def attributes_for_observations(self, ids: Sequence[int]) -> list[AttributeRow]: ...
+    def entity_attributes(
+        self, entity_ids: Sequence[int], keys: Sequence[str]
+    ) -> list[AttributeRow]:
+        """Every version, current or not, of the entities' attributes of ``keys``: by
+        entity and key, oldest first."""
+        ...
+
+    def user_speakers(self, *, limit: int) -> list[str]:
+        """Who speaks the newest turns of role ``user`` that name a speaker, newest first,
+        each once, at most ``limit``."""
+        ...
+
     def filter_observations(self, query: ObservationFilter, *, limit: int) -> list[int]: ...
     def shown_rows(
         self, observation_ids: Sequence[int], entity_ids: Sequence[int], *, relationships: int

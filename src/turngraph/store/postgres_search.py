@@ -32,6 +32,7 @@ from turngraph.store.base import (
     TEXT_FIELDS,
     AttributeRow,
     ObservationFilter,
+    PassageKey,
     QueuedRow,
     RelationshipRow,
     ShownRows,
@@ -50,7 +51,7 @@ from turngraph.store.postgres_rows import (
     Statements,
     observations_in_order,
 )
-from turngraph.store.sqlite_rows import _attr, _ent, _rel, _turn, to_db
+from turngraph.store.sqlite_rows import _attr, _ent, _rel, _turn, from_db, to_db
 
 # The table of each kind of text row and the weight label of each of its fields.
 _TABLES: dict[str, str] = {
@@ -273,14 +274,15 @@ class SearchReads(Statements):
             [_rel(r) for r in related],
         )
 
-    def turn_keys(self, ids: Sequence[int]) -> dict[int, tuple[str, str | None]]:
+    def passage_keys(self, ids: Sequence[int]) -> dict[int, PassageKey]:
         if not ids:
             return {}
         return {
-            obs_id: (session_id, speaker)
-            for obs_id, session_id, speaker in self._all(
-                "SELECT observation_id, session_id, speaker FROM turns "
-                "WHERE memory_id = %s AND observation_id = ANY(%s)",
+            obs_id: PassageKey(from_db(observed_at), session_id, speaker, role)
+            for obs_id, observed_at, session_id, speaker, role in self._all(
+                "SELECT o.id, o.observed_at, t.session_id, t.speaker, t.role FROM observations o "
+                "LEFT JOIN turns t ON t.memory_id = o.memory_id AND t.observation_id = o.id "
+                "WHERE o.memory_id = %s AND o.id = ANY(%s)",
                 (self.memory_id, list(ids)),
             )
         }
@@ -353,6 +355,32 @@ class SearchReads(Statements):
         ):
             out[int(row[0])].append(_rel(row[1:]))
         return out
+
+    def entity_attributes(
+        self, entity_ids: Sequence[int], keys: Sequence[str]
+    ) -> list[AttributeRow]:
+        if not entity_ids or not keys:
+            return []
+        return [
+            _attr(r)
+            for r in self._all(
+                f"SELECT {ATTR_COLS} {ATTR_FROM} WHERE a.memory_id = %s "
+                "AND a.entity_id = ANY(%s) AND a.key = ANY(%s) "
+                "ORDER BY a.entity_id, a.key, a.valid_from, a.created_at",
+                (self.memory_id, list(entity_ids), list(keys)),
+            )
+        ]
+
+    def user_speakers(self, *, limit: int) -> list[str]:
+        out: list[str] = []
+        for speaker in self._col(
+            "SELECT speaker FROM turns WHERE memory_id = %s AND role = 'user' "
+            "AND speaker IS NOT NULL ORDER BY id DESC LIMIT %s",
+            (self.memory_id, limit * 20),
+        ):
+            if speaker not in out:
+                out.append(str(speaker))
+        return out[:limit]
 
     def attributes_for_observations(self, ids: Sequence[int]) -> list[AttributeRow]:
         if not ids:

@@ -211,6 +211,17 @@ class FactRow:
 
 
 @dataclass(frozen=True, slots=True)
+class PassageKey:
+    """What recall weighs of a candidate passage beside its text: when it was observed and,
+    for a turn, its session, speaker and role (None for a note)."""
+
+    observed_at: datetime
+    session_id: str | None = None
+    speaker: str | None = None
+    role: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ShownRows:
     """The rows a recall result shows, read together (:meth:`RecallReads.shown_rows`)."""
 

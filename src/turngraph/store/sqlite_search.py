@@ -12,6 +12,7 @@ from turngraph.store.base import (
     EntityRow,
     ObservationFilter,
     ObservationRow,
+    PassageKey,
     QueuedRow,
     RelationshipRow,
     ShownRows,
@@ -28,6 +29,7 @@ from turngraph.store.sqlite_rows import (
     _placeholders,
     _rel,
     _turn,
+    from_db,
     to_db,
 )
 
@@ -236,15 +238,16 @@ class SearchReads:
                 out[row.observation_id] = row
         return out
 
-    def turn_keys(self, ids: Sequence[int]) -> dict[int, tuple[str, str | None]]:
-        out: dict[int, tuple[str, str | None]] = {}
+    def passage_keys(self, ids: Sequence[int]) -> dict[int, PassageKey]:
+        out: dict[int, PassageKey] = {}
         for batch in _chunks(ids):
-            for obs_id, session_id, speaker in self._all(
-                "SELECT observation_id, session_id, speaker FROM turns "
-                f"WHERE observation_id IN ({_placeholders(len(batch))})",
+            for obs_id, observed_at, session_id, speaker, role in self._all(
+                "SELECT o.id, o.observed_at, t.session_id, t.speaker, t.role FROM observations o "
+                "LEFT JOIN turns t ON t.observation_id = o.id "
+                f"WHERE o.id IN ({_placeholders(len(batch))})",
                 batch,
             ):
-                out[obs_id] = (session_id, speaker)
+                out[obs_id] = PassageKey(from_db(observed_at), session_id, speaker, role)
         return out
 
     def speakers_among(self, names: Sequence[str]) -> set[str]:
@@ -305,6 +308,30 @@ class SearchReads:
             (*ids, *ids, limit),
         )
         return [_rel(r) for r in rows]
+
+    def entity_attributes(
+        self, entity_ids: Sequence[int], keys: Sequence[str]
+    ) -> list[AttributeRow]:
+        if not entity_ids or not keys:
+            return []
+        rows = self._all(
+            f"{_ATTR_SELECT} WHERE a.entity_id IN ({_placeholders(len(entity_ids))}) "
+            f"AND a.key IN ({_placeholders(len(keys))}) "
+            "ORDER BY a.entity_id, a.key, a.valid_from, a.created_at",
+            [*entity_ids, *keys],
+        )
+        return [_attr(r) for r in rows]
+
+    def user_speakers(self, *, limit: int) -> list[str]:
+        out: list[str] = []
+        for (speaker,) in self._all(
+            "SELECT speaker FROM turns WHERE memory_id = ? AND role = 'user' "
+            "AND speaker IS NOT NULL ORDER BY id DESC LIMIT ?",
+            (self.memory_id, limit * 20),
+        ):
+            if speaker not in out:
+                out.append(speaker)
+        return out[:limit]
 
     def attributes_for_observations(self, ids: Sequence[int]) -> list[AttributeRow]:
         """Every attribute version the observations set, current or not."""

@@ -224,9 +224,16 @@ class TurnReads:
         return [_rel(r) for r in rows]
 
     def list_facts(
-        self, *, kind: str, category: str | None, as_of: datetime | None, limit: int
+        self,
+        *,
+        kind: str,
+        category: str | None,
+        as_of: datetime | None,
+        limit: int,
+        retired: bool = False,
     ) -> list[FactRow]:
-        sql = f"SELECT {_FACT_COLS} FROM turn_facts WHERE memory_id=? AND kind=? AND active=1"
+        sql = f"SELECT {_FACT_COLS} FROM turn_facts WHERE memory_id=? AND kind=?"
+        sql += "" if retired else " AND active=1"
         params: list[Any] = [self.memory_id, kind]
         if category is not None:
             sql += " AND memory_category=?"

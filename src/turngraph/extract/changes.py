@@ -1,0 +1,252 @@
+"""How people say that something about them started, changed or ended, in whole sentences.
+
+The clause rules read a sentence verb by verb; the facts here are said in set shapes that
+cross clauses or need no verb at all, and they are the ones that change over months: a first
+day at a new employer ("first week as charge nurse at La Fe"), a manager or supervisor named
+("my manager, Katrin Vogel"), a partner ("I'm seeing someone new, his name is Sam"; "we broke
+up"), a pet named or lost ("Tango died this morning"), a sport or hobby taken up or dropped
+("I've stopped bouldering", "done with crochet", "swimming now"), a phone bought, a course of
+study at a school, the city someone works "here in". Only what the user says of themselves
+counts; an assistant's turn states no fact about anyone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from turngraph.extract import gazetteers as gz
+from turngraph.extract.clauses import tokens as tokenize
+from turngraph.extract.findings import TurnState
+from turngraph.extract.folded import Folded
+from turngraph.extract.phrases import capitalize
+
+_NAME = r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)?"
+_TITLES = r"(?:(?:prof|professor|dr|doctor|mr|mrs|ms|miss)\.?\s+)"
+_FIRST_AT = Folded(
+    r"\b(?:my )?first (?:day|week|month|shift|days|weeks)(?: back)? "
+    r"(?:as (?:an? |the )?(?P<job>[\w -]{2,40}?) )?(?:at|with) (?P<org>[\w&.' -]{2,40})",
+)
+_MY_BOSS = Folded(
+    r"\bmy (?P<old>old |former |ex |previous )?(?:new |current )?"
+    r"(?P<kin>line manager|team lead|manager|boss|supervisor|advisor|adviser)\b,?\s+"
+    r"(?:is (?:now |called |named )?|was )?" + _TITLES + r"?(?P<name>[\w'-]+(?: [\w'-]+)?)",
+)
+_SEEING = Folded(
+    r"\b(?:I'm|I am|we're) (?:seeing|dating) someone(?: new)?\b.{0,60}?\b(?:his|her|their) "
+    r"name(?:'s| is) (?P<name>[\w'-]+)",
+)
+_PROPOSED = Folded(r"\bI proposed to (?P<name>[\w'-]+)\b")
+_ENGAGED = Folded(r"\b(?:we|I) (?:just )?got engaged\b")
+_BROKE_UP = Folded(
+    r"\b(?:(?:me|I) and (?P<a>[\w'-]+)|(?P<b>[\w'-]+) and I|we) (?:have |finally |just )*"
+    r"(?:broke|broken|split) up\b",
+)
+_MY_PARTNER = Folded(
+    r"\bmy (?P<kin>boyfriend|girlfriend|partner|fianc[eé]e?|babe|bae)\s+(?P<name>[\w'-]+)",
+)
+_PET_NAME_IS = Folded(
+    r"\bmy (?P<species>" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")'s name is "
+    r"(?P<name>[\w'-]+)",
+)
+_HER_NAME_IS = Folded(r"\b(?:her|his|its) name is (?P<name>[\w'-]+)")
+_DIED = Folded(
+    r"^(?P<name>[A-Z][\w'-]+) (?:died|passed away|passed|was put down|had to be put down|"
+    r"is gone)\b",
+)
+_ACTIVITY = (
+    r"(?P<what>(?:[a-z]+ing|yoga|pilates|pottery|crochet|football|soccer|tennis|golf|chess|"
+    r"rugby|cricket|basketball|volleyball|badminton|squash|karate|judo|boxing|kickboxing|"
+    r"ballet|salsa|piano|guitar|drums|violin|crossfit|parkour|bouldering|triathlon|"
+    r"marathon running|5-a-side football|five-a-side football))"
+)
+_STOPPED = Folded(
+    r"(?:^|\bI(?:'ve| have)?\s+|\bI'm\s+)(?:also\s+|finally\s+|just\s+|officially\s+)*"
+    r"(?:stopped|quit|gave up|given up|dropped|done with|finished with|over)\s+"
+    + _ACTIVITY
+    + r"\b",
+)
+_STARTED = Folded(
+    r"\bI(?:'ve| have)?\s+(?:also\s+|just\s+|finally\s+|actually\s+|recently\s+)*"
+    r"(?:started|took up|taken up|picked up|got into|begun|began)\s+(?:a |an |doing |going )?"
+    + _ACTIVITY
+    + r"\b",
+)
+_JOINED_CLUB = Folded(
+    r"\bI(?:'ve| have)?\s+(?:also\s+|just\s+|finally\s+)*(?:joined|join|signed up for|"
+    r"started)\s+(?:a |an |the |my )?(?:local )?(?P<what>[a-z-]+(?: [a-z-]+)?) "
+    r"(?:club|class|classes|team|league|group|course|lessons)\b",
+)
+_NOW_INSTEAD = Folded(r"(?:^|[.!;] )" + _ACTIVITY + r" now\b")
+_I_GO = Folded(
+    r"\bI go (?P<what>bouldering|climbing|running|swimming|cycling|hiking|skiing|surfing|"
+    r"rowing|dancing|skating|fishing|sailing|kayaking|jogging)\b",
+)
+_PHONE = Folded(
+    r"\b(?:my|bought|got|getting|get|upgraded to|switched to|ordered)\s+"
+    r"(?:a |an |the |my |new |shiny )*"
+    r"(?P<phone>(?:apple |google |samsung )?(?:iphone|pixel|galaxy|samsung|oneplus|xiaomi|"
+    r"huawei|nokia|motorola|fairphone)(?: (?:[a-z]?\d{1,3}[a-z+]{0,3}|pro|max|plus|ultra|mini|"
+    r"lite|fe|a\d{1,2}|s\d{1,2}))*)\b",
+)
+_STUDY_AT = Folded(
+    r"\b(?:doing|started|starting|began|begun|finishing|enrolled in|studying for|first "
+    r"(?:day|week|month|semester|term|year) of) (?:my |a |an |the )?(?:part-time |full-time )?"
+    r"(?P<degree>msc|ma|mba|phd|masters|master's|bachelor's|bachelors|ba|bsc|degree|doctorate|"
+    r"postdoc)(?: (?:in|of) (?P<field>[\w -]{2,40}?))? (?:at|in) (?P<school>[\w&.' -]{2,40})",
+)
+_HERE_IN = Folded(
+    r"\b(?:I'm|I am|we're|we are|based)\b[^.!?]{0,60}?\bhere in (?P<place>[\w -]{2,30})"
+)
+# What "started a ... class" or "joined a ... group" says that is no pastime.
+_NOT_ACTIVITIES = frozenset(
+    "new job work school project book support study reading writing meeting working "
+    "something nothing anything everything feeling getting going doing being having "
+    "thinking looking trying".split()
+)
+_HABITS = frozenset("smoking drinking vaping snacking gambling biting swearing".split())
+_SCHOOL_ENDS = frozenset("and but so which where because now this next last lol".split())
+_PHONE_CASE = {"iphone": "iPhone", "oneplus": "OnePlus"}
+_DEGREE_CASE = {"msc": "MSc", "mba": "MBA", "phd": "PhD", "ma": "MA", "ba": "BA", "bsc": "BSc"}
+_KIN_STATUS = {"fiance": "engaged", "fiancé": "engaged", "fiancee": "engaged", "fiancée": "engaged"}
+
+
+def _phone_name(text: str) -> str:
+    return " ".join(_PHONE_CASE.get(w.lower(), capitalize(w)) for w in text.split())
+
+
+class ChangeRules(TurnState):
+    """Whole-sentence shapes of facts that start, change and end (see the module)."""
+
+    def _changes(self, sentence: str) -> None:
+        if self.ctx.role != "user" or self.speaker in ("user", "assistant"):
+            return
+        low = sentence.lower()
+        if "first" in low:
+            self._first_at(sentence)
+        if any(w in low for w in ("manager", "boss", "supervisor", "advisor", "adviser", "lead")):
+            self._managers(sentence)
+        self._partners(sentence, low)
+        self._pets_named(sentence)
+        self._activities(sentence)
+        for phone in _PHONE.finditer(sentence):
+            self.out.attribute(self._speaker(), "phone_model", _phone_name(phone.group("phone")))
+        study = _STUDY_AT.search(sentence)
+        if study:
+            self._studies(study)
+        here = _HERE_IN.search(sentence) if "here in" in low else None
+        if here:
+            self._location(self._speaker(), tokenize(here.group("place")))
+
+    def _words(self, text: str) -> list[str]:
+        """A name said after a preposition, capitalized when the turn is in lower case."""
+        words = tokenize(text)
+        if self.lowercase:
+            words = [capitalize(w) for w in words]
+        return words
+
+    def _first_at(self, sentence: str) -> None:
+        m = _FIRST_AT.search(sentence)
+        if m is None:
+            return
+        org = self._words(m.group("org"))
+        if org and org[0][:1].isupper():
+            self._employer(self._speaker(), org)
+        if m.group("job"):
+            self._job(self._speaker(), tokenize(m.group("job")))
+
+    def _managers(self, sentence: str) -> None:
+        for m in _MY_BOSS.finditer(sentence):
+            name = m.group("name")
+            words = name.split()
+            if not words[0][:1].isupper() and not self.lowercase:
+                continue
+            if words[0].lower() in gz.NOT_NAMES:
+                continue
+            words = [w for w in words if w[:1].isupper() or self.lowercase][:2]
+            if len(words) > 1 and (words[1].lower() in gz.NOT_NAMES or not words[1].isalpha()):
+                words = words[:1]
+            person = self.out.entity(" ".join(capitalize(w) for w in words), "person")
+            self._person(person)
+            self.used.add(person.casefold())
+            me = self._speaker()
+            self.out.relation(person, "manages", me)
+            if not m.group("old"):
+                self.out.attribute(me, "manager", person)
+
+    def _partners(self, sentence: str, low: str) -> None:
+        named: str | None = None
+        status: str | None = None
+        m = _SEEING.search(sentence) if "someone" in low else None
+        if m:
+            named, status = m.group("name"), "dating"
+        m = _PROPOSED.search(sentence) if "proposed" in low else None
+        if m and "?" not in sentence:
+            named, status = m.group("name"), "engaged"
+        if _ENGAGED.search(sentence):
+            status = "engaged"
+        m = _MY_PARTNER.search(sentence) if "my " in low else None
+        if (
+            m
+            and named is None
+            and m.group("name").lower() not in gz.NOT_NAMES
+            and (m.group("name")[:1].isupper() or self.lowercase)
+        ):
+            named = m.group("name")
+            status = status or _KIN_STATUS.get(m.group("kin").lower(), "dating")
+        if named and named.lower() not in gz.NOT_NAMES:
+            partner = self.out.entity(capitalize(named.rstrip("'s")), "person")
+            self._person(partner)
+            self.used.add(partner.casefold())
+            self.out.relation(self._speaker(), "partner_of", partner)
+            self.out.attribute(self._speaker(), "partner", partner)
+        if status:
+            self.out.attribute(self._speaker(), "relationship_status", status)
+        m = _BROKE_UP.search(sentence) if "up" in low else None
+        if m:
+            self.out.attribute(self._speaker(), "relationship_status", "single")
+            ex = m.group("a") or m.group("b")
+            if ex and ex.lower() not in ("we", "i", "me"):
+                other = capitalize(ex)
+                self.out.attribute(self._speaker(), "partner", other, negated=True)
+                self.out.relation(self._speaker(), "partner_of", other, negated=True)
+
+    def _pets_named(self, sentence: str) -> None:
+        m = _PET_NAME_IS.search(sentence)
+        if m:
+            self._pet(self._speaker(), m.group("species").lower(), capitalize(m.group("name")))
+        m = _HER_NAME_IS.search(sentence) if self.last_species else None
+        if m and not m.group("name")[:1].isupper() and self.lowercase:
+            self._pet(self._speaker(), self.last_species, capitalize(m.group("name")))
+        m = _DIED.search(sentence)
+        if m and m.group("name").lower() not in gz.NOT_NAMES:
+            # A pet that died is no longer had (for a person, no pet relationship ends).
+            self.out.relation(self._speaker(), "has_pet", m.group("name"), negated=True)
+
+    def _activities(self, sentence: str) -> None:
+        me = None
+        stopped = False
+        for m in _STOPPED.finditer(sentence):
+            if m.group("what").lower() in _HABITS:
+                continue  # a habit kicked, which the clause rules record as one
+            me = me or self._speaker()
+            self.out.attribute(me, "hobbies", m.group("what").lower(), negated=True)
+            stopped = True
+        for pattern in (_STARTED, _I_GO, _JOINED_CLUB):
+            for m in pattern.finditer(sentence):
+                what = m.group("what").lower()
+                if what.split()[0] not in _NOT_ACTIVITIES:
+                    self.out.attribute(me or self._speaker(), "hobbies", what)
+        if stopped:
+            for m in _NOW_INSTEAD.finditer(sentence):
+                self.out.attribute(me or self._speaker(), "hobbies", m.group("what").lower())
+
+    def _studies(self, m: re.Match[str]) -> None:
+        degree = m.group("degree").lower()
+        said = _DEGREE_CASE.get(degree, degree)
+        field = m.group("field")
+        me = self._speaker()
+        self.out.attribute(me, "learning", f"{said} in {field}" if field else said)
+        school = self._words(m.group("school"))
+        school = school[: next((i for i, w in enumerate(school) if w.lower() in _SCHOOL_ENDS), 4)]
+        if school and school[0][:1].isupper() and school[0].lower() not in gz.NOT_NAMES:
+            self._school(me, school)

@@ -1,0 +1,345 @@
+"""Facts as answers: the attribute facts a question asks for, ranked above the passages.
+
+A question asks for a fact when it asks for the fact's key, by a word of the key's cues
+("live", "neighbourhood" -> location; "work", "company" -> employer; "diet", "vegan" -> diet)
+or by the key's own words ("favorite color"), and is about the fact's entity: it names the
+entity, or it asks about "the user" and the entity is who speaks the memory's user turns.
+A question that names the value ("Who lives in Bristol?") finds the fact through the
+attribute text search instead, whoever it is about.
+
+Which version answers depends on how the question leans in time
+(:func:`turngraph.recall.currency.time_tilt`) and on ``as_of``:
+
+- at a time (``as_of``, or a date the question names): the version valid then;
+- an earlier value ("before", "previous", "used to"): the version before the one the
+  question names ("before she moved to Eimsbüttel"), else the last one replaced;
+- otherwise: the current version (every current value of a key that holds several).
+
+Other facts are not hits: a fact that the question does not ask for is noise beside the
+passages, however well its words match.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from turngraph.core.validate import name_key
+from turngraph.extract import gazetteers as gz
+from turngraph.extract.base import SINGLE_VALUED
+from turngraph.extract.instructions import instruction_topic
+from turngraph.extract.timeref import resolve_time
+from turngraph.models import Instruction
+from turngraph.store.base import AttributeRow, EntityRow, FactRow, ReadTx
+
+# Words of a question that ask for a key. A word may ask for several keys; the first listed
+# for it is the likelier one.
+CUES: dict[str, list[str]] = {
+    "location": (
+        "live lives living lived home city town neighbourhood neighborhood neighbourhoods "
+        "district area suburb based reside resides residing address moved move moving "
+        "relocated flat apartment house"
+    ).split(),
+    "employer": (
+        "work works working worked employer employers company companies firm employed "
+        "job jobs workplace office"
+    ).split(),
+    "job_title": (
+        "job jobs role roles title position occupation profession career promoted promotion"
+    ).split(),
+    "diet": "diet diets eat eats eating vegetarian vegan pescatarian meat food".split(),
+    "pets": "pet pets dog dogs cat cats puppy kitten animal animals".split(),
+    "relationship_status": (
+        "relationship married single dating partner girlfriend boyfriend wife husband "
+        "spouse engaged divorced fiance fiancee"
+    ).split(),
+    "health": "health condition conditions illness diagnosed diagnosis injury injured".split(),
+    "allergies": "allergy allergies allergic intolerant intolerance".split(),
+    "hobbies": "hobby hobbies pastime sport sports free time".split(),
+    "likes": "like likes love loves enjoy enjoys favorite favourite fan into".split(),
+    "dislikes": "dislike dislikes hate hates".split(),
+    "education": "study studies studying degree course courses education".split(),
+    "school": "school university college uni".split(),
+    "age": "age old".split(),
+    "birthday": "birthday born".split(),
+    "hometown": "from hometown grew".split(),
+    "languages": "language languages speak speaks".split(),
+    "preferred_name": "call called name nickname address".split(),
+    "nationality": "nationality citizen".split(),
+    "learning": "learning learn learns".split(),
+    "skills": "skill skills".split(),
+    "goals": "goal goals plan plans planning".split(),
+    "habits": "habit habits routine".split(),
+    "family": "family kids children child".split(),
+    "date": "when date day scheduled rescheduled".split(),
+}
+_BY_WORD: dict[str, list[str]] = {}
+for _key, _words in CUES.items():
+    for _word in _words:
+        _BY_WORD.setdefault(_word, []).append(_key)
+_WORD = re.compile(r"[a-z]+")
+# "What does Maya do?", "what do they do for a living": the question asks for a job.
+_DOES_FOR_WORK = re.compile(r"\bdo(?:es)?\b.*\bdo\W*$|\bfor a living\b|\bdo for work\b", re.I)
+# Words that say the question is about the memory's user rather than a named person (an
+# agent asking in the user's words: "where do I live now?").
+USER_WORDS = frozenset({"user", "users", "i", "my", "me", "mine"})
+MULTI_SHOWN = 3  # current values shown of a key that holds several
+
+
+def asked_keys(query: str, known: Iterable[str] = ()) -> list[str]:
+    """The attribute keys ``query`` asks for most: those with the most cue words in it
+    ("job title" asks for job_title, not employer; "job" asks for both), or any key of
+    ``known`` (keys the memory holds) whose every word the query has ("favorite color")."""
+    words = _WORD.findall(query.lower())
+    votes: dict[str, int] = {}
+    if _DOES_FOR_WORK.search(query):
+        votes["job_title"] = 2
+    for word in words:
+        for key in _BY_WORD.get(word, ()):
+            votes[key] = votes.get(key, 0) + 1
+    present = set(words)
+    for key in known:
+        parts = [p for p in key.split("_") if p]
+        if parts and all(p in present for p in parts):
+            votes[key] = votes.get(key, 0) + len(parts)
+    most = max(votes.values(), default=0)
+    return [key for key, n in votes.items() if n == most]
+
+
+# Words that ask for the first value of all ("what was she first called?").
+EARLIEST_WORDS = frozenset({"first", "originally", "initially", "original"})
+_PERIOD = {
+    "day": timedelta(days=1),
+    "week": timedelta(days=7),
+    "month": timedelta(days=31),
+    "season": timedelta(days=92),
+    "year": timedelta(days=366),
+}
+
+
+def question_time(query: str, now: datetime) -> datetime | None:
+    """The moment a question asks about when it names a time ("in March 2024", "last
+    year"): the end of the period it names (the value held then is the last one of it),
+    never later than ``now``; None when it names none."""
+    ref = resolve_time(query, now)
+    if ref is None:
+        return None
+    end = ref.when + _PERIOD.get(ref.precision, timedelta(days=1))
+    if ref.precision == "month":
+        end = end.replace(day=1)
+    elif ref.precision == "year":
+        end = end.replace(month=1, day=1)
+    return min(end - timedelta(microseconds=1), now)
+
+
+def about_user(query: str) -> bool:
+    """Whether ``query`` asks about the memory's user ("the user", "my", "I")."""
+    return any(w in USER_WORDS for w in _WORD.findall(query.lower()))
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A fact that answers the question: an attribute version or a standing instruction,
+    the observation (turn) that stated it, and what replaced it when it no longer holds."""
+
+    kind: str  # attribute | instruction
+    id: str
+    text: str  # "Maya location: Bristol", or the instruction as said
+    observation_id: int
+    since: datetime
+    slug: str | None = None  # the stating observation's slug, when known
+    successor: int | None = None  # the observation that stated what replaced it
+    until: datetime | None = None  # when it stopped holding
+    note: str | None = None  # "Maya location: Manchester, now Bristol"
+
+
+def _attribute_answer(row: AttributeRow, successor: AttributeRow | None = None) -> Answer:
+    said = f"{row.entity_name} {row.key.replace('_', ' ')}: {row.value}"
+    return Answer(
+        kind="attribute",
+        id=row.id,
+        text=said,
+        observation_id=row.observation_id,
+        since=row.valid_from,
+        slug=row.source_slug,
+        successor=successor.observation_id if successor else None,
+        until=successor.valid_from if successor else row.valid_until,
+        note=f"{said}, now {successor.value}" if successor else None,
+    )
+
+
+def user_entities(tx: ReadTx) -> list[EntityRow]:
+    """The entities of who speaks the memory's user turns (newest first), and of the speaker
+    a turn without one stands for (``user``)."""
+    names = tx.user_speakers(limit=3)
+    keys = [name_key(n) for n in names] + [name_key("user")]
+    found = tx.find_entities(keys)
+    return [found[k] for k in keys if k in found]
+
+
+def answers(
+    tx: ReadTx,
+    query: str,
+    about: Sequence[EntityRow],
+    *,
+    tilt: float,
+    at: datetime | None,
+    matched: Sequence[AttributeRow] = (),
+) -> list[Answer]:
+    """The facts of the entities ``about`` (and of ``matched``, the attribute text search's
+    rows) that answer ``query``, best first."""
+    keys = asked_keys(query)
+    if not keys or (not about and not matched):
+        return []
+    rows = tx.entity_attributes([e.id for e in about], keys) if about else []
+    seen = {r.id for r in rows}
+    rows += [r for r in matched if r.key in keys and r.id not in seen]
+    chains: dict[tuple[int, str], list[AttributeRow]] = {}
+    for row in rows:
+        chains.setdefault((row.entity_id, row.key), []).append(row)
+    for chain in chains.values():
+        chain.sort(key=lambda r: (r.valid_from, r.created_at))
+    words = set(_WORD.findall(query.lower()))
+    order = {key: i for i, key in enumerate(keys)}
+    picked: list[tuple[tuple[int, float], Answer]] = []
+    for (_, key), chain in chains.items():
+        for row, successor in _versions(chain, key, tilt, at, words):
+            rank = order.get(key, len(order))
+            picked.append(((rank, -row.valid_from.timestamp()), _attribute_answer(row, successor)))
+    picked.sort(key=lambda p: p[0])
+    return [a for _, a in picked]
+
+
+def _current(row: AttributeRow, at: datetime | None) -> bool:
+    if at is not None and row.valid_from > at:
+        return False
+    return row.valid_until is None or (at is not None and row.valid_until > at)
+
+
+Version = tuple[AttributeRow, AttributeRow | None]  # a version and what replaced it
+
+
+def _versions(
+    chain: list[AttributeRow], key: str, tilt: float, at: datetime | None, words: set[str]
+) -> list[Version]:
+    """The versions of one entity's key that answer: see the module's docstring."""
+    named = [i for i, row in enumerate(chain) if _names(row.value, words)]
+    if tilt < 0 and at is None and words & EARLIEST_WORDS:  # "what did she first ask for?"
+        return [(chain[0], chain[1] if len(chain) > 1 else None)]
+    if tilt < 0 and at is None and named:  # "before she moved to Eimsbüttel"
+        i = named[-1]
+        return [(chain[i - 1], chain[i])] if i > 0 else []
+    if named and at is None:  # "When did she go vegan?": the version with that value
+        i = named[-1]
+        return [(chain[i], _successor(chain, chain[i]))]
+    if tilt < 0 and at is None:
+        ended = [i for i, row in enumerate(chain) if row.valid_until is not None]
+        if not ended:
+            return []
+        i = ended[-1]
+        return [(chain[i], _successor(chain, chain[i]))]
+    now = [row for row in chain if _current(row, at)]
+    if key in SINGLE_VALUED:
+        return [(now[-1], None)] if now else []
+    return [(row, None) for row in reversed(now[-MULTI_SHOWN:])]
+
+
+def _names(value: str, words: set[str]) -> bool:
+    """Whether the question's words hold every word of ``value``."""
+    parts = set(_WORD.findall(value.lower()))
+    return bool(parts) and parts <= words
+
+
+def _successor(chain: list[AttributeRow], row: AttributeRow) -> AttributeRow | None:
+    if row.superseded_by is None:
+        return None
+    return next((r for r in chain if r.id == row.superseded_by), None)
+
+
+# Words of a question about how the assistant should answer ("How should answers be
+# formatted for Sofía?", "What should the assistant call Kenji?"), and the topic each
+# asks about (see turngraph.extract.instructions.TOPICS).
+INSTRUCTION_CUES = frozenset(
+    (
+        "answer answers reply replies response responses respond format formatted formatting "
+        "explain explained explanation explanations address addressed call called assistant "
+        "instruction instructions rule rules"
+    ).split()
+)
+_QUERY_TOPICS = {
+    "name": "call called address addressed name nickname",
+    "language": "language languages",
+    "format": "format formatted formatting bullet bullets paragraphs paragraph list lists "
+    "table tables markdown",
+    "level": "level technical beginner simple explain explained explanation explanations",
+    "units": "units unit measurements metric imperial",
+    "length": "long length short brief detailed",
+    "tone": "tone formal casual emoji emojis",
+}
+_TOPIC_OF = {w: topic for topic, words in _QUERY_TOPICS.items() for w in words.split()}
+STANDING_SEEN = 500  # instructions read to answer one question
+
+
+def instruction_answers(
+    tx: ReadTx, query: str, *, tilt: float, at: datetime | None
+) -> list[Answer]:
+    """The standing instructions a question about how the assistant should answer asks for:
+    on the topic it names (all, when it names none), the one in force at ``at`` (now by
+    default), or the one replaced last for a question about an earlier one."""
+    words = _WORD.findall(query.lower())
+    if not set(words) & INSTRUCTION_CUES:
+        return []
+    topics = {_TOPIC_OF[w] for w in words if w in _TOPIC_OF}
+    if any(w in gz.LANGUAGES for w in words):
+        topics.add("language")
+    rows = tx.list_facts(
+        kind="instruction", category=None, as_of=at, limit=STANDING_SEEN, retired=True
+    )
+    chains: dict[str, list[tuple[FactRow, Instruction]]] = {}
+    loose: list[tuple[FactRow, Instruction]] = []
+    for row in rows:
+        said = Instruction.model_validate(json.loads(row.data))
+        topic = said.topic or instruction_topic(said.description)
+        if topics and topic not in topics:
+            continue
+        if topic is None:
+            if row.active:
+                loose.append((row, said))
+            continue
+        chains.setdefault(topic, []).append((row, said))
+    out: list[Answer] = []
+    for chain in chains.values():
+        # One instruction may stand per topic, except those one turn gave together.
+        turns = list(dict.fromkeys(row.observation_id for row, _ in chain))
+        pick = len(turns) - 1
+        if tilt < 0:
+            pick -= 1
+        if pick < 0:
+            continue
+        successor = turns[pick + 1] if pick + 1 < len(turns) else None
+        until = next((r.happened_at for r, _ in chain if r.observation_id == successor), None)
+        for row, said in chain:
+            if row.observation_id == turns[pick]:
+                out.append(_instruction_answer(row, said, successor, until))
+    if not topics:
+        out += [_instruction_answer(row, said, None, None) for row, said in loose]
+    out.sort(key=lambda a: -a.since.timestamp())
+    return out
+
+
+def _instruction_answer(
+    row: FactRow, said: Instruction, successor: int | None, until: datetime | None
+) -> Answer:
+    return Answer(
+        kind="instruction",
+        id=said.id,
+        text=said.description,
+        observation_id=row.observation_id,
+        since=row.happened_at,
+        successor=successor,
+        until=until,
+        note=f"replaced: {said.description}" if successor is not None else None,
+    )
