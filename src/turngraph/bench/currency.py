@@ -48,11 +48,19 @@ def _norm(text: str) -> str:
 
 def same_value(a: str, b: str) -> bool:
     """Whether a stored value and an expected one name the same thing: equal once folded,
-    or one holds the other as whole words ("Stripe" and "Stripe Inc")."""
-    x, y = _norm(a), _norm(b)
-    if not x or not y:
-        return False
-    return x == y or f" {x} " in f" {y} " or f" {y} " in f" {x} "
+    or every word of one is a word of the other ("Stripe" and "Stripe Inc", "Samsung S23"
+    and "Samsung Galaxy S23")."""
+    x, y = set(_norm(a).split()), set(_norm(b).split())
+    return bool(x) and bool(y) and (x <= y or y <= x)
+
+
+_LIKE = frozenset("like likes liked love loves loved enjoys enjoy".split())
+_DISLIKE = frozenset("dislike dislikes disliked hate hates hated".split())
+
+
+def _polarity(text: str) -> int:
+    words = set(_norm(text).split())
+    return (1 if words & _LIKE else 0) - (1 if words & _DISLIKE else 0)
 
 
 @dataclass
@@ -74,10 +82,20 @@ class Conversation:
         if hit.kind in ("attribute", "relation"):
             text = hit.text.split(": ", 1)[-1]
             values = [str(v["value"]) for v in change["values"]]
+            if hit.superseded_at is not None and hit.superseded_by is None:
+                # A fact shown as ended with nothing after it says "no longer": the "none"
+                # value when the change ends in one.
+                ended = [i for i, v in enumerate(values) if v.casefold() == "none"]
+                if ended:
+                    return ended[-1]
             exact = [i for i, v in enumerate(values) if _norm(v) == _norm(text)]
             if exact:
                 return exact[-1]
-            held = [i for i, v in enumerate(values) if same_value(text, v)]
+            # "Sofía likes: reggaeton" is "loves reggaeton", not "dislikes reggaeton".
+            sign = _polarity(hit.text.split(": ", 1)[0])
+            held = [
+                i for i, v in enumerate(values) if same_value(text, v) and sign * _polarity(v) >= 0
+            ]
             if held:
                 return max(held, key=lambda i: len(values[i]))
             return None
@@ -175,9 +193,10 @@ def ask(conv: Conversation, question: dict[str, Any], tally: Tally) -> None:
             conv, question["answer"]
         ):
             first = rc.hits[0] if rc.hits else None
-            tally.fact_first.append(
-                first is not None and first.kind in ("attribute", "relation") and values[0] == last
-            )
+            fact_ok = first is not None and first.kind == "attribute" and values[0] == last
+            tally.fact_first.append(fact_ok)
+            if not fact_ok:
+                tally.misses.append(f"fact {label}: {_show(rc.hits[:3], values[:3])}")
         if not ok:
             tally.misses.append(f"present {label}: {_show(rc.hits, values)}")
     elif kind == "past":
@@ -190,8 +209,14 @@ def ask(conv: Conversation, question: dict[str, Any], tally: Tally) -> None:
             tally.misses.append(f"past {label}: {_show(rc.hits, values)}")
     elif kind == "when":
         day = str(question["answer"])[:10]
-        dated = next((rc.hits[i] for i, v in given if v is not None and v > 0), None)
-        when = None if dated is None else (dated.occurred_at or dated.observed_at)
+        changed = next(((i, v) for i, v in given if v is not None and v > 0), None)
+        dated = None if changed is None else rc.hits[changed[0]]
+        when = None
+        if dated is not None and changed is not None:
+            ending = str(change["values"][changed[1]]["value"]).casefold() == "none"
+            # A fact shown as ended is dated by its end; anything else by what it reports.
+            said = dated.superseded_at if ending and dated.kind == "attribute" else None
+            when = said or dated.occurred_at or dated.observed_at
         ok = when is not None and when.date().isoformat() == day
         tally.when.append(ok)
         if not ok:

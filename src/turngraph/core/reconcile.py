@@ -52,6 +52,8 @@ _KEY_RE = re.compile(r"[^a-z0-9]+")
 # Attributes said together with a relationship to the entity their value names: when the
 # value ends or is replaced, the relationship ends with it (True: the relationship points
 # from the value's entity to the attribute's, as "Katrin manages Lena").
+# Keys whose values exclude each other: liking a thing ends disliking it, and back.
+OPPOSITES = {"likes": "dislikes", "dislikes": "likes"}
 LINKED = {
     "employer": ("works_at", False),
     "location": ("lives_in", False),
@@ -201,6 +203,8 @@ def _apply_relations(
         if rel.negated:
             if _end_relationship(tx, entities[s], label, entities[o], at, stopped):
                 ended |= {entities[s].id, entities[o].id}
+                if label == "has_pet":
+                    _end_pet_kind(tx, entities[s], entities[o], at, stopped)
             continue
         category = at.category or rel.category or categories.for_relation(label)
         drafts.append(
@@ -274,6 +278,37 @@ def _end_relationship(
     return True
 
 
+def _end_pet_kind(
+    tx: WriteTx, owner: EntityRow, pet: EntityRow, at: TurnWrite, stopped: list[Ended]
+) -> None:
+    """A pet no longer had ("Tango died") ends the owner's "pets: dog" too, unless another
+    current pet of the owner is of that kind."""
+    kinds = {row.value.casefold() for row in tx.current_attributes(pet.id, "species")}
+    if not kinds:
+        return
+    rels, _ = tx.entity_relationships(owner.id, limit=1000)
+    others = [
+        r.target_id
+        for r in rels
+        if r.type == "has_pet" and r.source_id == owner.id and r.valid_until is None
+    ]
+    for other in others:
+        kinds -= {row.value.casefold() for row in tx.current_attributes(other, "species")}
+    for row in tx.current_attributes(owner.id, "pets"):
+        if row.value.casefold() in kinds:
+            tx.set_attribute_links(
+                row.id, valid_until=at.observed_at, supersedes=row.supersedes, superseded_by=None
+            )
+            stopped.append(
+                Ended(
+                    kind="attribute",
+                    entity_id=entity_ref(owner.type, owner.key),
+                    key="pets",
+                    value=row.value,
+                )
+            )
+
+
 def _end_linked(
     tx: WriteTx,
     entity: EntityRow,
@@ -338,6 +373,20 @@ def _apply_attributes(
             if ended or key != "likes":
                 continue
             key, category = "dislikes", at.category or categories.for_attribute("dislikes")
+        opposite = OPPOSITES.get(key)
+        if opposite is not None:  # "I love reggaeton now": no longer among the dislikes
+            for row in tx.current_attributes(entity.id, opposite):
+                if _same(row.value, value):
+                    tx.set_attribute_links(
+                        row.id,
+                        valid_until=at.observed_at,
+                        supersedes=row.supersedes,
+                        superseded_by=None,
+                    )
+                    stopped.append(
+                        Ended(kind="attribute", entity_id=refs[ekey], key=opposite, value=row.value)
+                    )
+                    changed.add(entity.id)
         # A multi-valued key (opinions) may hold hundreds of values: only those that may be
         # the same value are read, and only their ids and values.
         current = tx.current_values(entity.id, key, like=value)

@@ -52,6 +52,7 @@ EXTRACT_MODES = ("per_message", "whole_conversation")
 TURN_CATEGORY = "turn"
 # How many earlier turns of the session an extractor sees (for pronouns and elided subjects).
 HISTORY_TURNS = 4
+KNOWN_NAMES = 300  # the memory's newest people and animals an extraction is told of
 # Tries of a remember whose session others write to at the same time (see _Stale).
 _ATTEMPTS = 3
 # A message to write as a turn, its extraction (None: none asked) and the extractor's failure.
@@ -227,7 +228,10 @@ class TurnOps(SessionOps):
 
             def prepare(recent: Sequence[TurnRow]) -> list[_Prepared]:
                 history = _said(recent) if mode in ("full", "preview") else []
-                raw, failure = self._extract(mode, message, speaker_name, raw_triples, history)
+                known = self._known_names() if mode in ("full", "preview") else []
+                raw, failure = self._extract(
+                    mode, message, speaker_name, raw_triples, history, known
+                )
                 return [(message, merge(raw, raw_links) if failure is None else raw, failure)]
 
             prepared, result, stored = self._extract_and_write(
@@ -318,10 +322,16 @@ class TurnOps(SessionOps):
             def prepare(recent: Sequence[TurnRow]) -> list[_Prepared]:
                 prepared = []
                 history = _said(recent) if mode in ("full", "preview") else []
+                known = self._known_names() if mode in ("full", "preview") else []
                 for message in parsed:
                     speaker = self._speaker(session_id, message)
-                    raw, failure = self._extract(mode, message, speaker, None, history)
+                    raw, failure = self._extract(mode, message, speaker, None, history, known)
                     prepared.append((message, raw, failure))
+                    if raw is not None:  # the batch's own names, for its later turns
+                        known = [
+                            *(e.name for e in raw.entities if e.type in ("person", "animal")),
+                            *known,
+                        ][:KNOWN_NAMES]
                     history = [*history, (speaker, message["content"])][-HISTORY_TURNS:]
                 return prepared
 
@@ -635,6 +645,10 @@ class TurnOps(SessionOps):
                 return str(meta["user"])
         return "user" if message["role"] in ("user", "system", "tool") else "assistant"
 
+    def _known_names(self) -> list[str]:
+        with self._store.read(self._id) as tx:
+            return tx.known_names(limit=KNOWN_NAMES)
+
     def _recent(self, session_id: str | None, attempt: int) -> tuple[list[TurnRow], int | None]:
         """The session's last few turns, oldest first, and the memory's write count at which
         they are exact: on the first attempt those the last write to the session through this
@@ -654,6 +668,7 @@ class TurnOps(SessionOps):
         speaker: str,
         triples: RawExtraction | None,
         history: Sequence[tuple[str, str]] = (),
+        known: Sequence[str] = (),
     ) -> tuple[RawExtraction | None, str | None]:
         if mode == "none":
             return None, None
@@ -664,6 +679,7 @@ class TurnOps(SessionOps):
             role=message["role"],
             observed_at=message["observed_at"] or datetime.now(UTC),
             history=tuple(history),
+            known_names=tuple(dict.fromkeys(known)),
         )
         try:
             return self.extractor.extract(message["content"], context), None

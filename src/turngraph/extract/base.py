@@ -34,6 +34,9 @@ SINGLE_VALUED = frozenset(
         "hometown",
         "diet",
         "species",
+        "manager",
+        "partner",
+        "phone_model",
     }
 )
 # Attribute keys that accumulate values; a negation ends a matching value.
@@ -71,6 +74,9 @@ class TurnContext:
     # The session's turns just before this one, oldest first, as (speaker, text): what a
     # pronoun or an elided subject may point back to. Bounded; never a read of the memory.
     history: tuple[tuple[str, str], ...] = ()
+    # People and animals the memory already knows (its newest few hundred), so that a name
+    # said in lower case ("kunle landed in toronto") is still recognized.
+    known_names: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from turngraph.extract import gazetteers as gz
+from turngraph.extract.clauses import is_verb
 from turngraph.extract.clauses import tokens as tokenize
 from turngraph.extract.findings import TurnState
 from turngraph.extract.folded import Folded
@@ -103,8 +104,35 @@ _NOT_ACTIVITIES = frozenset(
     "something nothing anything everything feeling getting going doing being having "
     "thinking looking trying".split()
 )
+# "first week at a new company": no name of one.
+_GENERIC_LEADS = frozenset("a an the my our this that new another".split())
+_WORKPLACES = frozenset(
+    "company startup firm job place office hospital school agency bank shop store "
+    "restaurant team".split()
+)
+_NOT_SURNAMES = frozenset("is was and but so who wants said says has had will just also".split())
 _HABITS = frozenset("smoking drinking vaping snacking gambling biting swearing".split())
-_SCHOOL_ENDS = frozenset("and but so which where because now this next last lol".split())
+_SCHOOL_ENDS = frozenset(
+    "and but so which where because now this next last lol done finished over".split()
+)
+_STUDYING_FOR = Folded(
+    r"\b(?:I'm|I am|I've been) (?:also |currently |now )?(?:studying|preparing|revising) for "
+    r"(?:the |a |an |my )?(?P<what>[\w -]{3,60}?(?:certification|certificate|exam|exams|"
+    r"qualification|license|licence|test|bar))\b",
+)
+# "kunle landed in toronto", "my mum moved to Cádiz": where someone now lives.
+_ARRIVED = Folded(
+    r"\b(?P<who>[A-Z][\w'-]+) (?:has |just |finally )*(?:landed in|moved to|relocated to|"
+    r"settled in|moved back to) (?P<place>[\w -]{2,30})",
+)
+_SEEING_LATER = Folded(r"\b(?:seeing|dating) someone(?: new)?\b")
+_NAME_IS = Folded(r"\b(?:his|her|their) name(?:'s| is) (?P<name>[\w'-]+)")
+# "Walks for Tango. My dog.": a name, then what it is.
+_NAME_THEN_PET = Folded(
+    r"\b(?P<name>[A-Z][\w'-]+)[.!]\s+(?:my|our) (?P<species>"
+    + "|".join(sorted(gz.PETS, key=len, reverse=True))
+    + r")\b",
+)
 _PHONE_CASE = {"iphone": "iPhone", "oneplus": "OnePlus"}
 _DEGREE_CASE = {"msc": "MSc", "mba": "MBA", "phd": "PhD", "ma": "MA", "ba": "BA", "bsc": "BSc"}
 _KIN_STATUS = {"fiance": "engaged", "fiancé": "engaged", "fiancee": "engaged", "fiancée": "engaged"}
@@ -136,6 +164,32 @@ class ChangeRules(TurnState):
         here = _HERE_IN.search(sentence) if "here in" in low else None
         if here:
             self._location(self._speaker(), tokenize(here.group("place")))
+        studying = _STUDYING_FOR.search(sentence)
+        if studying:
+            self.out.attribute(self._speaker(), "learning", studying.group("what"))
+        for arrived in _ARRIVED.finditer(sentence):
+            who = arrived.group("who")
+            if who.casefold() in self.people and who.casefold() != self.speaker.casefold():
+                self._location(self.people[who.casefold()], tokenize(arrived.group("place")))
+
+    def _turn_changes(self, text: str) -> None:
+        """Shapes that cross sentences: "I'm seeing someone new. His name is Sam", "walks for
+        Tango. My dog." """
+        if self.ctx.role != "user" or self.speaker in ("user", "assistant"):
+            return
+        seeing = _SEEING_LATER.search(text)
+        name = _NAME_IS.search(text[seeing.end() : seeing.end() + 120]) if seeing else None
+        if name is not None:
+            partner = capitalize(name.group("name"))
+            if partner.lower() not in gz.NOT_NAMES:
+                self._person(partner)
+                self.used.add(self.out.entity(partner, "person").casefold())
+                self.out.relation(self._speaker(), "partner_of", partner)
+                self.out.attribute(self._speaker(), "partner", partner)
+                self.out.attribute(self._speaker(), "relationship_status", "dating")
+        for m in _NAME_THEN_PET.finditer(text):
+            if m.group("name").lower() not in gz.NOT_NAMES:
+                self._pet(self._speaker(), m.group("species").lower(), m.group("name"))
 
     def _words(self, text: str) -> list[str]:
         """A name said after a preposition, capitalized when the turn is in lower case."""
@@ -149,7 +203,8 @@ class ChangeRules(TurnState):
         if m is None:
             return
         org = self._words(m.group("org"))
-        if org and org[0][:1].isupper():
+        generic = org and (org[0].lower() in _GENERIC_LEADS or org[-1].lower() in _WORKPLACES)
+        if org and org[0][:1].isupper() and not generic:
             self._employer(self._speaker(), org)
         if m.group("job"):
             self._job(self._speaker(), tokenize(m.group("job")))
@@ -163,8 +218,12 @@ class ChangeRules(TurnState):
             if words[0].lower() in gz.NOT_NAMES:
                 continue
             words = [w for w in words if w[:1].isupper() or self.lowercase][:2]
-            if len(words) > 1 and (words[1].lower() in gz.NOT_NAMES or not words[1].isalpha()):
-                words = words[:1]
+            if len(words) > 1 and (
+                words[1].lower() in gz.NOT_NAMES
+                or not words[1].isalpha()
+                or (words[1].islower() and (is_verb(words[1]) or words[1] in _NOT_SURNAMES))
+            ):
+                words = words[:1]  # "my supervisor prof chen wants": Chen
             person = self.out.entity(" ".join(capitalize(w) for w in words), "person")
             self._person(person)
             self.used.add(person.casefold())

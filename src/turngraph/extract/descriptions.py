@@ -182,6 +182,8 @@ class DescriptionRules(TurnState):
             return
         if first == "at" and len(words) > 1 and (words[1][:1].isupper() or self.lowercase):
             org = noun_phrase(words[1:], 4)
+            cut = [i for i, w in enumerate(org[:-1]) if w.lower() == "and" and org[i + 1].islower()]
+            org = org[: cut[0]] if cut else org  # "at Deloitte and its busy season"
             typed = self.out.entities.get(" ".join(org).casefold())
             if org and org[-1].lower() in v.SCHOOL_WORDS:
                 self._school(who, org)

@@ -255,6 +255,8 @@ class ClauseFacts(TurnState):
     def _facts(self, c: Clause, who: str, time: TimeRef | None) -> None:
         rest = c.rest
         verb = c.verb
+        if verb == "die" and c.progressive:
+            return  # "dying at work", "dying to see it": a way of speaking
         if verb == "be" and not c.passive and not c.progressive:
             found = len(self.out.actions) + len(self.out.attributes) + len(self.out.relations)
             self._copula(c, who, rest)

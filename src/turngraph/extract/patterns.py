@@ -507,6 +507,7 @@ class PatternRules(TurnState):
         self.used.add(pet.casefold())
         self.out.relation(owner, "has_pet", pet)
         self.out.attribute(pet, "species", species)
+        self.out.attribute(owner, "pets", species)  # what "Does she have pets?" asks
 
     def _kin_mentions(self, clause: Clause) -> None:
         """ "my husband and kids", "my brother Felix", "Emma, my sister": family and relations."""

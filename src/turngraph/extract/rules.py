@@ -29,7 +29,7 @@ from turngraph.extract.base import (
     TurnContext,
 )
 from turngraph.extract.changes import ChangeRules
-from turngraph.extract.clauses import Clause, parse_clause, sentences, split_clauses
+from turngraph.extract.clauses import Clause, is_verb, parse_clause, sentences, split_clauses
 from turngraph.extract.clauses import tokens as tokenize
 from turngraph.extract.descriptions import DescriptionRules
 from turngraph.extract.facts import ClauseFacts
@@ -87,7 +87,8 @@ _TRAILING_QUESTION = Folded(
 )
 _SARCASM = Folded(r"^(?:oh\s+)?(?:sure|yeah right|riiight)\b\W")
 _LEAD_IN = Folded(
-    r"^(?:remember|fyi|just so you know|note that|for the record|for context|quick update)"
+    r"^(?:remember|fyi|just so you know|note that|for the record|for context|quick update|"
+    r"as of (?:today|now|this week|this month)|starting (?:today|now|this week)|from today)"
     r"\W+(?:that\s+)?",
 )
 # "..., wanted to let you know I joined a travel club": what follows is the news.
@@ -137,7 +138,10 @@ def _names_said(text: str) -> tuple[tuple[str, str], ...]:
     """The names an earlier turn said (each turn is read again as history by the next few:
     cached by its text)."""
     found: list[tuple[str, str]] = []
-    for sentence in sentences(_BRACKETS.sub(" ", text)[:2000]):
+    text = _BRACKETS.sub(" ", text)[:2000]
+    if is_lowercase(text):
+        text = _KIN_NAMED.sub(_capitalize_kin_name, text)
+    for sentence in sentences(text):
         found += find_names(sentence, set(), set())
     return tuple(found)
 
@@ -183,6 +187,49 @@ def _joined(a: RawExtraction, b: RawExtraction) -> RawExtraction:
     )
 
 
+# "my brother kunle needs help": in a turn written in lower case, the word after a kin word
+# is their name when it is no common word.
+_KIN_NAMED = re.compile(
+    r"\b((?:my|our|his|her) (?:little |older |younger |big |baby |twin |best |new |)"
+    r"(?:sister|brother|mom|mum|mother|dad|father|son|daughter|wife|husband|boyfriend|"
+    r"girlfriend|partner|fiance|fiancee|cousin|aunt|uncle|friend|bestie|roommate|boss|"
+    r"manager|supervisor|colleague|coworker|niece|nephew|grandma|grandpa),? )([a-z][a-z'-]{2,})"
+)
+_COMMON = (
+    v.PREPOSITIONS
+    | v.DETERMINERS
+    | v.SUBJECT_PRONOUNS
+    | v.PRONOUN_OBJECTS
+    | v.DISCOURSE
+    | v.ADVERBS
+    | v.ADJECTIVES
+    | v.STATES
+    | v.FEELINGS
+    | v.TIME_WORDS
+    | v.MODALS
+    | v.BE
+    | v.HAVE
+    | v.DO
+    | v.FREQUENCY
+    | v.INTENSIFIERS
+    | frozenset("and or but so just also who that which is was has had says said".split())
+)
+
+
+def _capitalize_kin_name(m: re.Match[str]) -> str:
+    word = m.group(2)
+    bare = word.removesuffix("'s")
+    if (
+        bare in _COMMON
+        or bare in gz.NOT_NAMES
+        or is_verb(bare)
+        or bare.endswith(("ing", "ed", "ly"))
+        or bare in v.KIN
+    ):
+        return m.group(0)
+    return m.group(1) + word[0].upper() + word[1:]
+
+
 class RuleExtractor:
     """The default extractor: English clauses read with word lists, no model, ~1 ms a turn."""
 
@@ -225,6 +272,9 @@ class _Turn(PatternRules, ChangeRules, ClauseFacts, DescriptionRules, KeyedRules
         for name in (ctx.speaker, self.addressee):
             if name and name not in ("user", "assistant"):
                 self._person(name)
+        for name in ctx.known_names:
+            if name.casefold() not in ("user", "assistant") and name.lower() not in gz.NOT_NAMES:
+                self._person(name)
         # Names the session used just before: "she" may point to them, lower case may say them.
         for _, said in ctx.history[-2:]:
             for name, etype in _names_said(said):
@@ -246,9 +296,12 @@ class _Turn(PatternRules, ChangeRules, ClauseFacts, DescriptionRules, KeyedRules
         self.lowercase = is_lowercase(text)
         self.work_talk = _WORK_TALK.search(text) is not None
         text = truecase(text, self.known)
+        if self.lowercase:
+            text = _KIN_NAMED.sub(_capitalize_kin_name, text)
         for i, sentence in enumerate(sentences(text)):
             self._sentence(sentence, first=i == 0)
         self._turn_patterns(text)  # after the sentences: the people they named are known
+        self._turn_changes(text)
         return self.out.result(self.used)
 
     def _speaker(self) -> str:

@@ -34,17 +34,29 @@ def assemble(
     ent_scores: dict[int, float],
     bounds: Bounds,
     currency: Currency,
+    fact_scores: dict[str, float] | None = None,
 ) -> RecallResult:
     """The result from ranked observations whose ``scores`` are on 0..1, the facts that answer
-    the question (placed first, in their order) and entity scores on 0..1.
+    the question (scored by ``fact_scores`` on the same scale, else placed first, in their
+    order) and entity scores on 0..1.
 
-    ``k`` bounds every hit: facts and passages together. One hit per source observation: a
-    fact stands for the turn that stated it, which is not listed again. What ranked below
-    the ``k`` returned is reported in ``truncated``."""
+    ``k`` bounds every hit: facts and passages together, best first. One hit per source
+    observation: a fact stands for the turn that stated it, which is not listed again. What
+    ranked below the ``k`` returned is reported in ``truncated``."""
     cut: list[str] = []
     facts = list(facts[: min(ATTRIBUTE_HITS, bounds.k)])
     stated = {a.observation_id for a in facts}
-    top = [oid for oid in ranked if oid not in stated][: bounds.k - len(facts)]
+    passages = [oid for oid in ranked if oid not in stated]
+    if fact_scores is not None:
+        # The best k of facts and passages together: a fact may rank below a passage.
+        pool = [(fact_scores[a.id], 0, i) for i, a in enumerate(facts)]
+        pool += [(scores[oid], 1, i) for i, oid in enumerate(passages[: bounds.k])]
+        chosen = sorted(pool, key=lambda t: -t[0])[: bounds.k]
+        facts = [facts[i] for _, kind, i in sorted(chosen) if kind == 0]
+        facts.sort(key=lambda a: -fact_scores[a.id])
+        stated = {a.observation_id for a in facts}
+        passages = [oid for oid in ranked if oid not in stated]
+    top = passages[: bounds.k - len(facts)]
     dropped = len(ranked) - len([oid for oid in ranked if oid in stated]) - len(top)
     if dropped > 0:
         cut.append(f"hits: {dropped} more candidates ranked below the {bounds.k} returned (k)")
@@ -81,7 +93,12 @@ def assemble(
                 id=answer.id,
                 kind="attribute" if answer.kind == "attribute" else "instruction",
                 text=_cut(answer.text),
-                score=round((1.0 + best) / 2 - i * 1e-4, 6),
+                score=round(
+                    fact_scores[answer.id]
+                    if fact_scores is not None
+                    else (1.0 + best) / 2 - i * 1e-4,
+                    6,
+                ),
                 observed_at=answer.since,
                 source=_source(obs, turns.get(obs.id)) if obs else Source(slug=answer.slug or ""),
                 superseded=[answer.note] if answer.note else [],
@@ -107,6 +124,8 @@ def assemble(
                 else None,
             )
         )
+    if fact_scores is not None:
+        hits.sort(key=lambda h: -h.score)
     rows = read.entities
     entities = [
         RecalledEntity(

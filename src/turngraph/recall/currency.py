@@ -58,6 +58,16 @@ EARLIER_WORDS = frozenset(
 )
 
 
+_BEFORE = re.compile(r"\b(?:before|prior to|until|previous to)\b(.+)$", re.I)
+
+
+def later_part(query: str) -> str:
+    """What a question about an earlier value names as coming after it: "before she moved to
+    Eimsbüttel" -> "she moved to Eimsbüttel" ("" when it names nothing)."""
+    m = _BEFORE.search(query)
+    return m.group(1).strip(" ?.!") if m else ""
+
+
 def time_tilt(query: str) -> float:
     """Which way a question leans in time: 1 for the present (newer passages first among
     equals), -1 for an earlier value ("before", "previous", "used to"), 0 for a question

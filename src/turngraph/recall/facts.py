@@ -40,7 +40,7 @@ from turngraph.store.base import AttributeRow, EntityRow, FactRow, ReadTx
 CUES: dict[str, list[str]] = {
     "location": (
         "live lives living lived home city town neighbourhood neighborhood neighbourhoods "
-        "district area suburb based reside resides residing address moved move moving "
+        "district area suburb based reside resides residing moved move moving "
         "relocated flat apartment house"
     ).split(),
     "employer": (
@@ -54,22 +54,31 @@ CUES: dict[str, list[str]] = {
     "pets": "pet pets dog dogs cat cats puppy kitten animal animals".split(),
     "relationship_status": (
         "relationship married single dating partner girlfriend boyfriend wife husband "
-        "spouse engaged divorced fiance fiancee"
+        "spouse engaged divorced fiance fiancee status"
     ).split(),
+    "partner": (
+        "partner partners girlfriend boyfriend wife husband spouse dating seeing fiance "
+        "fiancee together"
+    ).split(),
+    "manager": (
+        "manager managers boss supervisor supervisors advisor adviser reports managed "
+        "manages supervised supervises supervising"
+    ).split(),
+    "phone_model": "phone phones smartphone mobile iphone android".split(),
     "health": "health condition conditions illness diagnosed diagnosis injury injured".split(),
     "allergies": "allergy allergies allergic intolerant intolerance".split(),
-    "hobbies": "hobby hobbies pastime sport sports free time".split(),
-    "likes": "like likes love loves enjoy enjoys favorite favourite fan into".split(),
-    "dislikes": "dislike dislikes hate hates".split(),
+    "hobbies": "hobby hobbies pastime sport sports free time craft crafts".split(),
+    "likes": "like likes love loves enjoy enjoys favorite favourite fan into think feel".split(),
+    "dislikes": "dislike dislikes hate hates think feel".split(),
     "education": "study studies studying degree course courses education".split(),
-    "school": "school university college uni".split(),
+    "school": "school university college uni phd masters studying studies".split(),
     "age": "age old".split(),
     "birthday": "birthday born".split(),
     "hometown": "from hometown grew".split(),
     "languages": "language languages speak speaks".split(),
     "preferred_name": "call called name nickname address".split(),
     "nationality": "nationality citizen".split(),
-    "learning": "learning learn learns".split(),
+    "learning": "learning learn learns studying".split(),
     "skills": "skill skills".split(),
     "goals": "goal goals plan plans planning".split(),
     "habits": "habit habits routine".split(),
@@ -83,6 +92,8 @@ for _key, _words in CUES.items():
 _WORD = re.compile(r"[a-z]+")
 # "What does Maya do?", "what do they do for a living": the question asks for a job.
 _DOES_FOR_WORK = re.compile(r"\bdo(?:es)?\b.*\bdo\W*$|\bfor a living\b|\bdo for work\b", re.I)
+# Keys whose value is a person: "who" asks for them.
+PERSON_KEYS = frozenset({"partner", "manager"})
 # Words that say the question is about the memory's user rather than a named person (an
 # agent asking in the user's words: "where do I live now?").
 USER_WORDS = frozenset({"user", "users", "i", "my", "me", "mine"})
@@ -105,12 +116,16 @@ def asked_keys(query: str, known: Iterable[str] = ()) -> list[str]:
         parts = [p for p in key.split("_") if p]
         if parts and all(p in present for p in parts):
             votes[key] = votes.get(key, 0) + len(parts)
+    if votes and ({"who", "whom"} & present):  # "Who is she dating?": a person, not a status
+        for key in PERSON_KEYS & votes.keys():
+            votes[key] += 1
     most = max(votes.values(), default=0)
     return [key for key, n in votes.items() if n == most]
 
 
 # Words that ask for the first value of all ("what was she first called?").
 EARLIEST_WORDS = frozenset({"first", "originally", "initially", "original"})
+_START_OF = re.compile(r"\b(?:start|beginning) of\b|\bearly\b", re.I)
 _PERIOD = {
     "day": timedelta(days=1),
     "week": timedelta(days=7),
@@ -127,6 +142,8 @@ def question_time(query: str, now: datetime) -> datetime | None:
     ref = resolve_time(query, now)
     if ref is None:
         return None
+    if _START_OF.search(query):  # "at the start of 2024": its first days
+        return min(ref.when + timedelta(days=7), now)
     end = ref.when + _PERIOD.get(ref.precision, timedelta(days=1))
     if ref.precision == "month":
         end = end.replace(day=1)
@@ -148,12 +165,14 @@ class Answer:
     kind: str  # attribute | instruction
     id: str
     text: str  # "Maya location: Bristol", or the instruction as said
+    value: str  # the attribute's value ("Bristol"); the instruction as said
     observation_id: int
     since: datetime
     slug: str | None = None  # the stating observation's slug, when known
     successor: int | None = None  # the observation that stated what replaced it
     until: datetime | None = None  # when it stopped holding
     note: str | None = None  # "Maya location: Manchester, now Bristol"
+    key: str = ""  # the attribute's key ("location"); "" for an instruction
 
 
 def _attribute_answer(row: AttributeRow, successor: AttributeRow | None = None) -> Answer:
@@ -162,6 +181,8 @@ def _attribute_answer(row: AttributeRow, successor: AttributeRow | None = None) 
         kind="attribute",
         id=row.id,
         text=said,
+        value=row.value,
+        key=row.key,
         observation_id=row.observation_id,
         since=row.valid_from,
         slug=row.source_slug,
@@ -203,6 +224,8 @@ def answers(
     for chain in chains.values():
         chain.sort(key=lambda r: (r.valid_from, r.created_at))
     words = set(_WORD.findall(query.lower()))
+    if at is None and tilt <= 0 and about:
+        at = _time_of_reference(tx, about, keys, words)
     order = {key: i for i, key in enumerate(keys)}
     picked: list[tuple[tuple[int, float], Answer]] = []
     for (_, key), chain in chains.items():
@@ -211,6 +234,24 @@ def answers(
             picked.append(((rank, -row.valid_from.timestamp()), _attribute_answer(row, successor)))
     picked.sort(key=lambda p: p[0])
     return [a for _, a in picked]
+
+
+REFERENCE_KEYS = ("employer", "location", "school", "partner", "job_title", "manager")
+
+
+def _time_of_reference(
+    tx: ReadTx, about: Sequence[EntityRow], keys: Sequence[str], words: set[str]
+) -> datetime | None:
+    """A question about the past may place itself by another fact that no longer holds:
+    "What was Lena's role at Otto Group?" asks for the job title while Otto Group was her
+    employer. The last moment that value held, or None."""
+    other = [k for k in REFERENCE_KEYS if k not in keys]
+    if not other:
+        return None
+    for row in tx.entity_attributes([e.id for e in about], other):
+        if row.valid_until is not None and _names(row.value, words):
+            return row.valid_until - timedelta(microseconds=1)
+    return None
 
 
 def _current(row: AttributeRow, at: datetime | None) -> bool:
@@ -226,22 +267,32 @@ def _versions(
     chain: list[AttributeRow], key: str, tilt: float, at: datetime | None, words: set[str]
 ) -> list[Version]:
     """The versions of one entity's key that answer: see the module's docstring."""
-    named = [i for i, row in enumerate(chain) if _names(row.value, words)]
-    if tilt < 0 and at is None and words & EARLIEST_WORDS:  # "what did she first ask for?"
-        return [(chain[0], chain[1] if len(chain) > 1 else None)]
+    # A value the question names ("before Prof. Tremblay"), unless it is only the entity's
+    # own name ("What did Tunde ask to be called?" names Tunde, not the value "Tunde").
+    own = set(_WORD.findall(chain[0].entity_name.lower())) if chain else set()
+    named = [
+        i for i, row in enumerate(chain) if _names(row.value, words) and not _names(row.value, own)
+    ]
     if tilt < 0 and at is None and named:  # "before she moved to Eimsbüttel"
         i = named[-1]
         return [(chain[i - 1], chain[i])] if i > 0 else []
     if named and at is None:  # "When did she go vegan?": the version with that value
         i = named[-1]
         return [(chain[i], _successor(chain, chain[i]))]
+    if at is None and words & EARLIEST_WORDS and tilt <= 0:  # "what was she first called?"
+        return [(chain[0], chain[1] if len(chain) > 1 else None)]
     if tilt < 0 and at is None:
-        ended = [i for i, row in enumerate(chain) if row.valid_until is not None]
-        if not ended:
+        gone = [i for i, row in enumerate(chain) if row.valid_until is not None]
+        if not gone:
             return []
-        i = ended[-1]
+        i = gone[-1]
         return [(chain[i], _successor(chain, chain[i]))]
     now = [row for row in chain if _current(row, at)]
+    if not now and at is None and tilt > 0:
+        # Nothing holds now: the last value, marked as ended ("pets: dog", until Tango died),
+        # says so better than silence.
+        ended = [row for row in chain if row.valid_until is not None]
+        return [(ended[-1], None)] if ended and ended[-1].superseded_by is None else []
     if key in SINGLE_VALUED:
         return [(now[-1], None)] if now else []
     return [(row, None) for row in reversed(now[-MULTI_SHOWN:])]
@@ -337,9 +388,88 @@ def _instruction_answer(
         kind="instruction",
         id=said.id,
         text=said.description,
+        value=said.description,
         observation_id=row.observation_id,
         since=row.happened_at,
         successor=successor,
         until=until,
         note=f"replaced: {said.description}" if successor is not None else None,
     )
+
+
+# "Tunde's brother", "the user's mother", "my manager": a person the question reaches through
+# a relationship of the person it names. Each kin word: the relationship's label, and whether
+# the relative is its source (the mother is the parent_of the owner) or its target.
+KIN_LINKS: dict[str, tuple[tuple[str, str], ...]] = {
+    **dict.fromkeys(
+        ("brother", "sister", "sibling", "brothers", "sisters", "siblings"),
+        (("sibling_of", "either"),),
+    ),
+    **dict.fromkeys(
+        ("mother", "mom", "mum", "father", "dad", "parents"), (("parent_of", "source"),)
+    ),
+    **dict.fromkeys(("son", "daughter", "kids", "children", "child"), (("parent_of", "target"),)),
+    **dict.fromkeys(
+        ("partner", "boyfriend", "girlfriend", "wife", "husband", "spouse", "fiance", "fiancee"),
+        (("partner_of", "either"), ("married_to", "either")),
+    ),
+    **dict.fromkeys(("manager", "boss", "supervisor"), (("manages", "source"),)),
+    **dict.fromkeys(("friend", "friends", "bestie"), (("friend_of", "either"),)),
+    **dict.fromkeys(("colleague", "coworker"), (("colleague_of", "either"),)),
+    **dict.fromkeys(("pet", "dog", "cat"), (("has_pet", "target"),)),
+}
+_KIN_PHRASE = re.compile(
+    r"\b(?P<owner>[\w'-]+?)(?:'s|s'|\u2019s)\s+(?:(?:younger|older|little|big|new|current)\s+)?"
+    r"(?P<kin>" + "|".join(sorted(KIN_LINKS, key=len, reverse=True)) + r")\b",
+    re.I,
+)
+_MY_KIN = re.compile(
+    r"\b(?:my|her|his|their)\s+(?:(?:younger|older|little|big|new|current)\s+)?"
+    r"(?P<kin>" + "|".join(sorted(KIN_LINKS, key=len, reverse=True)) + r")\b",
+    re.I,
+)
+
+
+def kin_of(
+    tx: ReadTx, query: str, named: Sequence[EntityRow], users: Sequence[EntityRow]
+) -> tuple[list[EntityRow], set[int]] | None:
+    """The people a question reaches through a kin word ("Where does Tunde's brother
+    live?" -> Kunle), and the owners it goes through (whose own facts are not what is
+    asked); None when it uses no kin word."""
+    m = _KIN_PHRASE.search(query) or _MY_KIN.search(query)
+    if m is None or not asked_keys(query[: m.start()] + " " + query[m.end() :]):
+        return None  # "Who is Aisha's supervisor?" asks for her manager, not of him
+    m = _KIN_PHRASE.search(query)
+    owners: list[EntityRow] = []
+    if m is not None:
+        key = name_key(m.group("owner"))
+        owners = [e for e in named if e.key == key or e.key.split()[0] == key]
+        if not owners and m.group("owner").lower() in USER_WORDS | {"user"}:
+            owners = list(users)
+    else:
+        m = _MY_KIN.search(query)
+        if m is None:
+            return None
+        owners = [e for e in named if e.type == "person"][:1] or list(users)
+    if not owners:
+        return None
+    links = KIN_LINKS[m.group("kin").lower()]
+    related = tx.neighbour_relationships([o.id for o in owners], limit=50)
+    ids: list[int] = []
+    for owner in owners:
+        for rel in related.get(owner.id, []):
+            if rel.valid_until is not None:
+                continue
+            for label, side in links:
+                if rel.type != label:
+                    continue
+                if side in ("source", "either") and rel.target_id == owner.id:
+                    ids.append(rel.source_id)
+                if side in ("target", "either") and rel.source_id == owner.id:
+                    ids.append(rel.target_id)
+    found = tx.get_entities(dict.fromkeys(ids))
+    people = [found[i] for i in dict.fromkeys(ids) if i in found]
+    if not people:  # "Mother lives in Cádiz": a relative known only by the kin word
+        word = name_key(m.group("kin"))
+        people = list(tx.find_entities([word]).values())
+    return people, {o.id for o in owners}

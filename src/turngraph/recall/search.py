@@ -32,15 +32,18 @@ from turngraph.recall.currency import (
     W_SUPERSEDED,
     Currency,
     asks_about_now,
+    later_part,
     time_tilt,
 )
 from turngraph.recall.dense import nearest_rows, passage_similarities
 from turngraph.recall.embed import Embedder, Vectors
 from turngraph.recall.facts import (
+    CUES,
     Answer,
     about_user,
     answers,
     instruction_answers,
+    kin_of,
     question_time,
     user_entities,
 )
@@ -52,6 +55,7 @@ from turngraph.store.base import (
     AttributeRow,
     EntityRow,
     ObservationFilter,
+    PassageKey,
     ReadTx,
     Store,
     TextSearch,
@@ -70,6 +74,8 @@ W_SESSION = 0.15  # the turn's session matches the query as a whole (summed BM25
 W_WINDOW = 0.5  # dense similarity of the turn's window, added to the turn's own
 W_ASSISTANT = 0.5  # an assistant's turn, below what the people said
 W_RECENT = 0.5  # newest over oldest candidate, for a question about now (reversed: before)
+W_AFTER = 3.0  # a passage that says what came after the value a question asks about
+W_FACT = 8.0  # a fact that answers the question, above the passage that said it
 EXACT_ENTITY = 3.0  # entity score bonus for a name the query spells out
 ENTITY_FANOUT = 200  # observations taken per top entity
 PRUNE_ABOVE_ROWS = 5_000  # memories this large drop query terms ...
@@ -346,7 +352,15 @@ class RecallOps:
             ent_scores[entity.id] = max(ent_scores.values(), default=0.0) + EXACT_ENTITY
         clock.lap("dense")
         top_entities = sorted(ent_scores, key=lambda e: -ent_scores[e])[:5]
-        lifted = _entity_lift(tx, top_entities, ent_scores, named) if mode != "dense" else {}
+        tilt = time_tilt(query)
+        if tilt < 0 and (after := later_part(query)) and mode != "dense":
+            # "before she moved to Eimsbüttel": Eimsbüttel's passages are not what is asked
+            later = {e.id for e in self._named_entities(tx, after)}
+            top_entities = [e for e in top_entities if e not in later]
+        else:
+            later = set()
+        lifting = [e for e in named if e.id not in later]
+        lifted = _entity_lift(tx, top_entities, ent_scores, lifting) if mode != "dense" else {}
         signals: list[tuple[dict[int, float], float]] = [(lexical, 1.0), (dense, W_DENSE)]
         if mode == "graph":
             signals = []
@@ -373,7 +387,6 @@ class RecallOps:
                 sessions[key.session_id] = sessions.get(key.session_id, 0.0) + lexical.get(oid, 0.0)
         order = {sid: i for i, sid in enumerate(sessions)}
         session_z = _z({order[sid]: score for sid, score in sessions.items()})
-        tilt = time_tilt(query)
         times = sorted({key.observed_at for key in keys.values()}) if tilt else []
         place = {t: i / max(len(times) - 1, 1) for i, t in enumerate(times)}
         for oid, key in keys.items():
@@ -385,6 +398,8 @@ class RecallOps:
                 fused[oid] -= W_ASSISTANT
             if tilt:
                 fused[oid] += tilt * W_RECENT * place[key.observed_at]
+        if tilt < 0 and mode in ("hybrid", "lexical"):
+            self._before_what(tx, query, people, fused)
         ranked = sorted((c for c in candidates if c in allowed), key=lambda c: -fused[c])
         currency = Currency(tx, at)
         if asks_about_now(query):
@@ -393,8 +408,13 @@ class RecallOps:
         facts: list[Answer] = []
         if mode != "dense":
             asked = list(named)
+            users = user_entities(tx) if about_user(query) or "'s" in query else []
             if about_user(query):
-                asked += [e for e in user_entities(tx) if e.id not in {n.id for n in named}]
+                asked += [e for e in users if e.id not in {n.id for n in named}]
+            reached = kin_of(tx, query, named, users)
+            if reached is not None:  # "Tunde's brother": the brother's facts, not Tunde's
+                relatives, owners = reached
+                asked = relatives + [e for e in asked if e.id not in owners]
             # A question that names a time ("in March 2024") is answered as of then.
             when = at or (question_time(query, datetime.now(UTC)) if tilt <= 0 else None)
             facts = answers(
@@ -413,7 +433,39 @@ class RecallOps:
         _expand_neighbours(tx, ent_scores, entity_sources)
         relevant = {e: _logistic(v) for e, v in ent_scores.items() if e in entity_sources}
         scores = {oid: _logistic(fused[oid]) for oid in ranked[: bounds.k + ATTRIBUTE_HITS]}
-        return assemble(tx, query, mode, ranked, scores, facts, relevant, bounds, currency)
+        # A fact is scored as the passage that said it, lifted by W_FACT: it answers the
+        # question, but a newer passage that outranks its source may still say otherwise.
+        edge = fused[ranked[min(bounds.k, len(ranked)) - 1]] if ranked else 0.0
+        lifted_facts = {a.id: max(fused.get(a.observation_id, edge), edge) + W_FACT for a in facts}
+        if tilt > 0:
+            _doubt_facts(tx, facts, ranked, fused, keys, lifted_facts)
+        fact_scores = {i: _logistic(v) for i, v in lifted_facts.items()}
+        return assemble(
+            tx, query, mode, ranked, scores, facts, relevant, bounds, currency, fact_scores
+        )
+
+    def _before_what(
+        self, tx: ReadTx, query: str, people: Sequence[EntityRow], fused: dict[int, float]
+    ) -> None:
+        """ "Where did she live before she moved to Eimsbüttel?": the passages that say what
+        came after (Eimsbüttel) are what the question is not about; they drop by
+        :data:`W_AFTER`, in proportion to how well they match it (BM25, so a name weighs
+        more than "moved")."""
+        after = later_part(query)
+        if not after:
+            return
+        _, terms = _without_people(after, query_terms(after), people)
+        if not terms:
+            return
+        found = tx.search_text(
+            TextSearch("observation", tuple(terms), limit=POOL, fields=PASSAGE_FIELDS)
+        )
+        best = max((score for _, score in found), default=0.0)
+        if best <= 0:
+            return
+        for oid, score in found:
+            if oid in fused:
+                fused[oid] -= W_AFTER * min(1.0, 2 * score / best)
 
     def _selective(self, tx: ReadTx, terms: list[str]) -> list[str]:
         """In a large memory, leave out query terms that match a large share of it.
@@ -558,6 +610,46 @@ def _prefer_current(
     for oid, score in lifted.items():
         fused[oid] = max(fused.get(oid, score), score)
     return sorted(known | lifted.keys(), key=lambda c: -fused[c])
+
+
+DOUBT_HEAD = 5  # the best passages looked at for a newer word on what a fact says
+# Words with which people say that something changed.
+CHANGE_WORDS = frozenset(
+    "new newly moved started joined switched changed anymore quit left stopped became "
+    "officially".split()
+)
+
+
+def _doubt_facts(
+    tx: ReadTx,
+    facts: Sequence[Answer],
+    ranked: Sequence[int],
+    fused: dict[int, float],
+    keys: dict[int, PassageKey],
+    lifted: dict[str, float],
+) -> None:
+    """A current fact is what the memory extracted; a newer turn of the user's among the
+    best passages that speaks of a change ("we moved", "new job") without naming the fact's
+    value may say what the extraction missed. Such a fact gives way to that turn: it ranks
+    just below it."""
+    current = [a for a in facts if a.kind == "attribute" and a.until is None and a.value]
+    if not current:
+        return
+    head = [oid for oid in ranked[:DOUBT_HEAD] if oid in keys and keys[oid].role == "user"]
+    if not head:
+        return
+    texts = {o.id: o.content.lower() for o in tx.get_observations(head)}
+    for answer in current:
+        value = set(_WORD.findall(answer.value.lower()))
+        for oid in head:
+            key = keys[oid]
+            if oid == answer.observation_id or key.observed_at <= answer.since:
+                continue
+            words = set(_WORD.findall(texts.get(oid, "")))
+            topic = words & set(CUES.get(answer.key, ()))
+            if topic and words & CHANGE_WORDS and not value <= words:
+                lifted[answer.id] = min(lifted[answer.id], fused[oid] - MARGIN)
+                break
 
 
 def _logistic(value: float) -> float:

@@ -287,6 +287,16 @@ class SearchReads(Statements):
             )
         }
 
+    def known_names(self, *, limit: int) -> list[str]:
+        return [
+            str(name)
+            for name in self._col(
+                "SELECT name FROM entities WHERE memory_id = %s AND type IN ('person', 'animal') "
+                "ORDER BY id DESC LIMIT %s",
+                (self.memory_id, limit),
+            )
+        ]
+
     def speakers_among(self, names: Sequence[str]) -> set[str]:
         """Those of ``names`` that speak a turn of this memory (compared without case)."""
         if not names:

@@ -250,6 +250,16 @@ class SearchReads:
                 out[obs_id] = PassageKey(from_db(observed_at), session_id, speaker, role)
         return out
 
+    def known_names(self, *, limit: int) -> list[str]:
+        return [
+            str(name)
+            for (name,) in self._all(
+                "SELECT name FROM entities WHERE memory_id = ? AND type IN ('person', 'animal') "
+                "ORDER BY id DESC LIMIT ?",
+                (self.memory_id, limit),
+            )
+        ]
+
     def speakers_among(self, names: Sequence[str]) -> set[str]:
         """Those of ``names`` that speak a turn of this memory (compared without case)."""
         return {
