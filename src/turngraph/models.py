@@ -537,6 +537,37 @@ class Hit(_Model):
     occurred_at: datetime | None = None
 
 
+class ContextFact(_Model):
+    """A current fact in a context payload: who, what, the value, since when, and the turn
+    (or observation) that said it."""
+
+    entity: str
+    key: str
+    value: str
+    since: datetime
+    source: Source
+
+
+class MemoryContext(_Model):
+    """What an agent pastes into its prompt before it answers: the standing instructions,
+    the current facts about the people the turn concerns, and the passages that answer the
+    message, each part labelled in ``text`` and kept within ``max_tokens`` (an estimate: one
+    token per four characters). ``cut`` says what did not fit or was left out. ``str()`` of
+    it is ``text``."""
+
+    query: str
+    instructions: list[Instruction] = Field(default_factory=list)
+    facts: list[ContextFact] = Field(default_factory=list)
+    passages: list[Hit] = Field(default_factory=list)
+    cut: list[str] = Field(default_factory=list)
+    max_tokens: int
+    tokens: int = 0
+    text: str = ""
+
+    def __str__(self) -> str:
+        return self.text
+
+
 class RecallResult(_Model):
     query: str | None
     mode: str
@@ -554,6 +585,7 @@ __all__ = [
     "AttributeVersion",
     "BatchResult",
     "CategoryState",
+    "ContextFact",
     "Correction",
     "DeleteResult",
     "Ended",
@@ -572,6 +604,7 @@ __all__ = [
     "InferMode",
     "Instruction",
     "MemoryCategory",
+    "MemoryContext",
     "MemoryInfo",
     "MergeProposal",
     "MergeResult",

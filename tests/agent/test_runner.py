@@ -186,7 +186,7 @@ def test_context_checks_12_to_15(mem: turngraph.Memory, caplog: pytest.LogCaptur
         asyncio.run(
             optional.run(conversation=CHAT, input="hi", respond=respond, deliver=delivered.append)
         )
-    assert responded[-1].context == []
+    assert [b.id for b in responded[-1].context if b.id != "memory"] == []  # dropped out
     assert delivered == ["fine"]
     assert "turn.context-provider-failed" in caplog.text
     same = [
@@ -206,7 +206,7 @@ def test_context_checks_12_to_15(mem: turngraph.Memory, caplog: pytest.LogCaptur
         define_context("c", lambda **_: {"id": "c1", "label": "C", "content": "three"}),
     ]
     _, args = turn(TurnRunner(namespace="bot", memory=mem, context=ordered), "hi")
-    assert [(b.id, b.label, b.content) for b in args.context] == [
+    assert [(b.id, b.label, b.content) for b in args.context if b.id != "memory"] == [
         ("a1", "A", "one"),
         ("a2", "A", "two"),
         ("c1", "C", "three"),
@@ -401,3 +401,17 @@ def test_confirmed_actions_checks_27_28(caplog: pytest.LogCaptureFixture) -> Non
             )
         )
     assert performed == []
+
+
+def test_the_model_is_given_what_memory_holds_first(mem: turngraph.Memory) -> None:
+    mem.remember("Always answer in Spanish.", speaker="Dana")
+    mem.remember("I moved to Porto last month.", speaker="Dana")
+    provider = define_context("p", lambda **_: {"id": "p1", "label": "P", "content": "x"})
+    _, args = turn(TurnRunner(namespace="bot", memory=mem, context=[provider]), "where do I live?")
+    first = args.context[0]
+    assert (first.id, first.label) == ("memory", "What memory holds")
+    assert "Always answer in Spanish." in first.content
+    assert "Dana location: Porto" in first.content
+    assert [b.id for b in args.context] == ["memory", "p1"]
+    off = TurnRunner(namespace="bot", memory=mem, context=[provider], memory_context_tokens=0)
+    assert [b.id for b in turn(off, "hi")[1].context] == ["p1"]

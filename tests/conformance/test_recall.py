@@ -101,7 +101,7 @@ def test_sessions_and_labels_filter_turns(mem: turngraph.Memory) -> None:
     b = mem.remember("The garage roof leaks again.", speaker="Ana")
     in_a = mem.recall("garage", session_id=a.session_id)
     assert {h.source.turn_id for h in in_a.hits} == {a.turn_id}
-    context = mem.context("garage", session_id=a.session_id)
+    context = mem.context("garage", session_id=a.session_id).text
     assert "Ana: We should paint the garage blue." in context
     assert "roof" not in context
     labelled = mem.recall("garage", labels=["team=home"])

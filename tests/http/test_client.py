@@ -71,7 +71,7 @@ def exercise(mem: turngraph.Memory | turngraph.client.RemoteMemory) -> None:
         "Pong."
     ]
     assert mem.get_session(batch.session_id).turn_count == 2
-    assert "Pong." in mem.context("Pong", session_id=batch.session_id)
+    assert "Pong." in mem.context("Pong", session_id=batch.session_id).text
     assert mem.delete_session(batch.session_id) == 2
     state = mem.state()
     assert ("job_title", "CTO") in {(a.key, a.value) for a in state.identity.attributes}

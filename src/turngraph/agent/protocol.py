@@ -29,7 +29,14 @@ from pydantic import BaseModel
 
 from turngraph.agent.identifiers import DEFAULT_LIMIT, extract_identifiers
 from turngraph.errors import ConflictError, NotFoundError, TurngraphError, ValidationError
-from turngraph.models import Entity, RecallResult, RememberResult, Session, TurnPage
+from turngraph.models import (
+    Entity,
+    MemoryContext,
+    RecallResult,
+    RememberResult,
+    Session,
+    TurnPage,
+)
 
 log = logging.getLogger("turngraph.agent")
 Role = Literal["user", "assistant"]
@@ -42,6 +49,7 @@ class MemoryCalls(Protocol):
 
     def get_entity(self, name: str) -> Entity: ...
     def recall(self, query: str | None = None, **options: Any) -> RecallResult: ...
+    def context(self, query: str, **options: Any) -> MemoryContext: ...
     def remember(self, text: str | None = None, **fields: Any) -> RememberResult: ...
     def create_session(self, metadata: Any = None, *, session_id: str | None = None) -> Session: ...
     def get_session(self, session_id: str) -> Session: ...
@@ -87,11 +95,14 @@ class TurnResult(BaseModel):
 
 @dataclass
 class TurnContext:
-    """Handed to the agent function: what memory retrieved for this turn."""
+    """Handed to the agent function: what memory retrieved for this turn, and the context
+    payload to put in the model's prompt (standing instructions, current facts, passages;
+    None when the memory could not be asked)."""
 
     conversation_id: str
     turn_id: str
     retrieved: list[RetrievedEntity] = field(default_factory=list)
+    memory: MemoryContext | None = None
 
 
 def _part(value: str) -> str:
@@ -141,6 +152,15 @@ class TurnMemory:
         return f"conversation-{self.conversation_id}-{turn_id}-{role}"
 
     # -- the protocol ----------------------------------------------------------------------
+
+    async def context_for(self, message: str, **options: Any) -> MemoryContext | None:
+        """The context payload for a message (:meth:`turngraph.Memory.context`), or None
+        when the memory cannot be asked: like retrieval, a failure is logged, never fatal."""
+        try:
+            return await asyncio.to_thread(self.memory.context, message, **options)
+        except Exception as exc:  # the turn goes on without memory's context
+            log.warning("the memory's context for the turn failed: %s", exc)
+            return None
 
     async def open_turn(
         self, turn_id: str | None = None, *, user_message: str, message_id: str | None = None
@@ -357,8 +377,10 @@ def with_memory(
     async def turn(
         user_message: str, *, turn_id: str | None = None, message_id: str | None = None
     ) -> TurnResult:
+        # Asked before the message is stored: the message itself is no context for itself.
+        payload = await turns.context_for(user_message)
         opened = await turns.open_turn(turn_id, user_message=user_message, message_id=message_id)
-        ctx = TurnContext(conversation_id, opened.turn_id, list(opened.retrieved))
+        ctx = TurnContext(conversation_id, opened.turn_id, list(opened.retrieved), payload)
         reply = agent_fn(user_message, ctx)
         if inspect.isawaitable(reply):
             reply = await reply

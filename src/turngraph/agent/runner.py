@@ -202,6 +202,7 @@ class TurnRunner:
         user_label: str | None = None,
         assistant_label: str | None = None,
         clock: Callable[[], float] = time.time,
+        memory_context_tokens: int = 800,
     ) -> None:
         self.namespace = _check_namespace(namespace)
         self.memory = None if memory is False or memory is True else memory
@@ -214,6 +215,7 @@ class TurnRunner:
         self.user_label = user_label
         self.assistant_label = assistant_label
         self.clock = clock
+        self.memory_context_tokens = memory_context_tokens  # 0 turns the memory block off
 
     # -- memory ----------------------------------------------------------------------------
 
@@ -235,6 +237,26 @@ class TurnRunner:
             return []
         _event(logging.INFO, "turn.memory-recalled", entries=len(items))
         return normalize_history(items, "oldest-first")
+
+    async def memory_context(self, text: str) -> ContextBlock | None:
+        """The memory's context payload for the message (standing instructions, current
+        facts, passages; :meth:`turngraph.Memory.context`) as the first context block, id
+        ``memory``; None when memory is off, has nothing, or fails (a failure is logged and
+        only fatal with ``required_memory``)."""
+        if self.memory is None or not self.memory_context_tokens:
+            return None
+        try:
+            found = await asyncio.to_thread(
+                self.memory.context, text, max_tokens=self.memory_context_tokens
+            )
+        except Exception as exc:
+            _event(logging.WARNING, "turn.memory-context-failed", error=str(exc))
+            if self.required_memory:
+                raise
+            return None
+        if not found.text.strip():
+            return None
+        return ContextBlock("memory", "What memory holds", found.text, source="turngraph")
 
     def _recall(self, tag: str, limit: int) -> list[dict[str, Any]]:
         assert self.memory is not None
@@ -384,7 +406,10 @@ class TurnRunner:
             transport=conversation.transport,
         )
         history = await self.recall_history(tag)
+        known = await self.memory_context(text)
         context = await self._collect(conversation, text, history)
+        if known is not None:
+            context = [known, *context]
         acks = 0
 
         async def ack(message: str) -> bool:

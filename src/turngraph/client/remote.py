@@ -55,6 +55,7 @@ from turngraph.models import (
     EntitySummary,
     FileContent,
     ForgetResult,
+    MemoryContext,
     MemoryInfo,
     MergeProposal,
     MergeResult,
@@ -221,11 +222,11 @@ class _Calls:
                 body[name] = body[name].isoformat()
         return _Call("POST", f"{self.base}/recall", _model(RecallResult), json=body)
 
-    def context(self, query: str, options: dict[str, Any]) -> _Call[str]:
+    def context(self, query: str, options: dict[str, Any]) -> _Call[MemoryContext]:
         return _Call(
             "POST",
             f"{self.base}/context",
-            lambda r: str(r.json()["context"]),
+            _model(MemoryContext),
             json=_clean({"query": query, **options}),
         )
 
@@ -358,7 +359,7 @@ class RemoteMemory(_Remote):
     def recall(self, query: str | None = None, **options: Any) -> RecallResult:
         return self._run(self._c.recall(query, options))
 
-    def context(self, query: str, **options: Any) -> str:
+    def context(self, query: str, **options: Any) -> MemoryContext:
         return self._run(self._c.context(query, options))
 
     def forget(self, query: str, *, purge: bool = False, dry_run: bool = False) -> ForgetResult:
@@ -536,7 +537,7 @@ class AsyncRemoteMemory(_Remote):
     async def recall(self, query: str | None = None, **options: Any) -> RecallResult:
         return await self._run(self._c.recall(query, options))
 
-    async def context(self, query: str, **options: Any) -> str:
+    async def context(self, query: str, **options: Any) -> MemoryContext:
         return await self._run(self._c.context(query, options))
 
     async def forget(

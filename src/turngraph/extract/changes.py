@@ -77,6 +77,12 @@ _JOINED_CLUB = Folded(
     r"started)\s+(?:a |an |the |my )?(?:local )?(?P<what>[a-z-]+(?: [a-z-]+)?) "
     r"(?:club|class|classes|team|league|group|course|lessons)\b",
 )
+# "Aker Solutions, my employer, ...", "my employer is Equinor".
+_MY_EMPLOYER = Folded(
+    r"\b(?P<org>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3}),? (?:is |are )?(?:now )?my "
+    r"(?:current |new )?(?:employer|company|workplace)\b|\bmy (?:current |new )?"
+    r"(?:employer|company) (?:is |are |now is )(?P<org2>[\w&.' -]{2,40})",
+)
 _NOW_INSTEAD = Folded(r"(?:^|[.!;] )" + _ACTIVITY + r" now\b")
 _I_GO = Folded(
     r"\bI go (?P<what>bouldering|climbing|running|swimming|cycling|hiking|skiing|surfing|"
@@ -187,6 +193,14 @@ class ChangeRules(TurnState):
                 self.out.relation(self._speaker(), "partner_of", partner)
                 self.out.attribute(self._speaker(), "partner", partner)
                 self.out.attribute(self._speaker(), "relationship_status", "dating")
+        if _STOPPED.search(text):  # "Quit running. Swimming now."
+            for m in _NOW_INSTEAD.finditer(text):
+                if m.group("what").lower() not in _HABITS:
+                    self.out.attribute(self._speaker(), "hobbies", m.group("what").lower())
+        for m in _MY_EMPLOYER.finditer(text):
+            org = self._words(m.group("org") or m.group("org2"))
+            if org and org[0].lower() not in _GENERIC_LEADS:
+                self._employer(self._speaker(), org)
         for m in _NAME_THEN_PET.finditer(text):
             if m.group("name").lower() not in gz.NOT_NAMES:
                 self._pet(self._speaker(), m.group("species").lower(), m.group("name"))
@@ -283,21 +297,16 @@ class ChangeRules(TurnState):
 
     def _activities(self, sentence: str) -> None:
         me = None
-        stopped = False
         for m in _STOPPED.finditer(sentence):
             if m.group("what").lower() in _HABITS:
                 continue  # a habit kicked, which the clause rules record as one
             me = me or self._speaker()
             self.out.attribute(me, "hobbies", m.group("what").lower(), negated=True)
-            stopped = True
         for pattern in (_STARTED, _I_GO, _JOINED_CLUB):
             for m in pattern.finditer(sentence):
                 what = m.group("what").lower()
                 if what.split()[0] not in _NOT_ACTIVITIES:
                     self.out.attribute(me or self._speaker(), "hobbies", what)
-        if stopped:
-            for m in _NOW_INSTEAD.finditer(sentence):
-                self.out.attribute(me or self._speaker(), "hobbies", m.group("what").lower())
 
     def _studies(self, m: re.Match[str]) -> None:
         degree = m.group("degree").lower()

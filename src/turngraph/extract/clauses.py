@@ -235,7 +235,9 @@ def split_clauses(words: list[str]) -> list[tuple[str, list[str]]]:
         low = w.lower()
         if low in v.BOUNDARY and current and not (low == "so" and current[-1].lower() in _DEGREE):
             nxt = words[i + 1 : i + 8]  # what follows, as far as any test looks
-            if _opens_clause(nxt, low) or (low == "and" and _opens_infinitive(current, nxt)):
+            if _opens_clause(nxt, low) or (
+                low == "and" and (_opens_infinitive(current, nxt) or _shares_subject(current, nxt))
+            ):
                 parts.append((lead, current))
                 lead, current = low, []
                 continue
@@ -332,6 +334,19 @@ def _opens_clause(nxt: list[str], conj: str) -> bool:
         adjective = i + 1 < len(nxt) and nxt[i + 1].lower() in ("is", "are", "'s", "was")
         return (is_finite(w) and not adjective) or (bare and not low.endswith("ing"))
     return False
+
+
+def _shares_subject(before: list[str], nxt: list[str]) -> bool:
+    """ "I live in Kreuzberg and work at Zalando": a bare verb and its preposition after
+    "and", in a clause the speaker opened, is a second clause of the same subject."""
+    return (
+        len(before) >= 2
+        and before[0].lower() in ("i", "we")
+        and len(nxt) >= 2
+        and is_verb(nxt[0])
+        and not nxt[0].lower().endswith(("ing", "ed", "s"))
+        and nxt[1].lower() in ("at", "for", "in", "with", "as", "from", "on")
+    )
 
 
 def _opens_infinitive(before: list[str], nxt: list[str]) -> bool:

@@ -101,6 +101,7 @@ SHORTHAND = {
     "ty": "thanks",
 }
 _WORD = re.compile(r"[A-Za-z][A-Za-z'/-]*")
+_TITLE_DOT = re.compile(r"\b(Mr|Mrs|Ms|Dr|Prof|St|Sr|Jr|Mt)\.(?= [A-Z])")
 _SPACES = re.compile(r"[ \t\u00a0]+")
 _REPEATS = re.compile(r"([!?.])\1+")
 # "ill" is "I'll" before a verb ("ill switch to", "ill probably go").
@@ -150,6 +151,8 @@ def normalize(text: str) -> str:
     # Each rewrite below runs only where a plain substring test says it may apply.
     if "!!" in text or "??" in text or ".." in text:
         text = _REPEATS.sub(r"\1", text)
+    if "." in text:  # "Ms. Clara Tan" is one name, not the end of a sentence
+        text = _TITLE_DOT.sub(r"\1", text)
     if "'" in text:
         text = _CAUSE.sub("because", text)
     low = text.lower()

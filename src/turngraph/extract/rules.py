@@ -114,6 +114,10 @@ _IT_IS_GOOD_TO = Folded(
     r"\bit(?:'s|\s+(?:is|was|felt|feels|seems|seemed))\s+(?:\w+\s+){0,2}?\w+\s+to\s+\w+"
 )
 _MINE = Folded(r"\b(?:my|our|me|I)\b")
+# Life events that terse news may tell of the person the sentence before named.
+_LIFE_EVENTS = frozenset(
+    "move relocate start join quit leave graduate finish transfer land settle marry".split()
+)
 _WORK_TALK = Folded(
     r"\b(?:new job|first day|first week|job|jobs|hired|joined|started|offer|onboarding|"
     r"colleagues|coworkers|my team|my manager|my boss)\b"
@@ -265,6 +269,8 @@ class _Turn(PatternRules, ChangeRules, ClauseFacts, DescriptionRules, KeyedRules
         self.used: set[str] = set()
         self.lowercase = False
         self.work_talk = False
+        self.said_of = ""  # the person the sentence before opened with ("Ingrid finished.")
+        self.opened_with = ""
         self.restating = False  # an earlier sentence is being said again: no corrections
         self.hedge = ""  # what made the sentence uncertain ("I think", "maybe", "asked")
         self.last_species = ""  # the kind of pet last mentioned, for "her name is Luna"
@@ -339,6 +345,7 @@ class _Turn(PatternRules, ChangeRules, ClauseFacts, DescriptionRules, KeyedRules
         if tail and tail.start() > 3 and len(sentence) < 1000:
             # "Love the necklace, any special meaning to it?": a statement, then a question.
             sentence = sentence[: tail.start()].rstrip(" ,") + "."
+        self.said_of, self.opened_with = self.opened_with, ""
         asked = sentence.rstrip().endswith("?") or bool(_SELF_QUESTION.match(sentence))
         if asked:
             # A real question asserts nothing; a statement with a question mark ("i think
@@ -402,6 +409,11 @@ class _Turn(PatternRules, ChangeRules, ClauseFacts, DescriptionRules, KeyedRules
                 and not (asked and clause.verb_word.lower() == clause.verb)
             ):
                 clause.subject = "self"
+                if n == 0 and self.said_of and clause.verb in _LIFE_EVENTS:
+                    # "Ingrid finished. Moved to Oslo.": terse news goes on about her
+                    clause.subject, clause.name = "person", self.said_of
+            if n == 0:
+                self.opened_with = clause.name if clause.subject == "person" else ""
             previous = words
             topic = self.topic
             if not conditional and self._opinion(clause):

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from turngraph.core.memory import Memory
 from turngraph.models import (
     BatchResult,
+    MemoryContext,
 )
 
 Str = Annotated[str, Field(min_length=1)]
@@ -37,12 +38,21 @@ def register_more_tools(
     """Register the tools on ``tool`` (a decorator taking the description; the tier comes from
     the table of operations)."""
 
-    @tool("Recall rendered as prompt-ready text (the same passages recall returns).")
+    @tool(
+        "The context to put in your prompt before you answer a message: standing "
+        "instructions, current facts about the people it concerns, and the passages recall "
+        "finds, labelled, within max_tokens (what did not fit is said at the end)."
+    )
     def context(
-        query: Str, session_id: str | None = None, k: Annotated[int, Field(ge=1, le=50)] = 10
+        query: Str,
+        session_id: str | None = None,
+        k: Annotated[int, Field(ge=1, le=50)] = 10,
+        max_tokens: Annotated[int, Field(ge=1, le=8000)] = 800,
     ) -> str:
-        result: str = call(lambda: mem().context(query, session_id=session_id, k=k))
-        return result
+        result: MemoryContext = call(
+            lambda: mem().context(query, session_id=session_id, k=k, max_tokens=max_tokens)
+        )
+        return result.text
 
     @tool(
         "Remember several messages ({role, content, ts?, speaker?}), in order, as turns of "

@@ -25,8 +25,11 @@ import numpy as np
 from turngraph.config import Limits
 from turngraph.core.validate import name_key, normalize_tags, parse_datetime
 from turngraph.errors import ValidationError
-from turngraph.models import RecallResult
+from turngraph.models import MemoryContext, RecallResult
 from turngraph.recall.assemble import ATTRIBUTE_HITS, Bounds, assemble
+from turngraph.recall.context import DEFAULT_TOKENS, current_facts, standing_instructions
+from turngraph.recall.context import MAX_TOKENS as MAX_CONTEXT_TOKENS
+from turngraph.recall.context import build as build_context
 from turngraph.recall.currency import (
     MARGIN,
     W_SUPERSEDED,
@@ -255,36 +258,29 @@ class RecallOps:
         session_id: str | None = None,
         k: int = 10,
         labels: Sequence[str] | None = None,
-    ) -> str:
-        """Recall rendered as prompt-ready text: the entities, the relationships among them,
-        then the passages and facts, best first, each with when and who. Bounded like
-        :meth:`recall`."""
+        max_tokens: int = DEFAULT_TOKENS,
+    ) -> MemoryContext:
+        """What an agent pastes into its prompt before it answers ``query``: the standing
+        instructions, the current facts about the people it concerns (the memory's user and
+        anyone it names), and the passages recall finds (``k``, ``session_id`` and
+        ``labels`` as for :meth:`recall`), each part labelled and all of it within
+        ``max_tokens`` (estimated; 1 to 8,000, default 800). ``str()`` of the result is the
+        text; ``cut`` says what did not fit."""
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+            raise ValidationError("max_tokens must be a positive integer", field="max_tokens")
+        budget = min(max_tokens, MAX_CONTEXT_TOKENS)
         rc = self.recall(query, k=k, session_id=session_id, labels=labels)
-        lines: list[str] = []
-        if rc.entities:
-            lines.append("Entities:")
-            lines += [
-                f"- {e.name} ({e.type})" + (f": {e.description}" if e.description else "")
-                for e in rc.entities
-            ]
-        if rc.relationships:
-            lines.append("Relationships:")
-            lines += [
-                f"- {r.source} {r.type.replace('_', ' ')} {r.target}" for r in rc.relationships
-            ]
-        if rc.hits:
-            lines.append("Passages:")
-            for hit in rc.hits:
-                who = hit.source.speaker or hit.source.role
-                lines.append(
-                    f"- [{hit.observed_at:%Y-%m-%d %H:%M}]"
-                    + (f" {who}:" if who and hit.kind == "turn" else "")
-                    + f" {hit.text}"
-                    + (f" (superseded: {'; '.join(hit.superseded)})" if hit.superseded else "")
-                )
-        if rc.truncated:
-            lines.append("(more matched: " + "; ".join(rc.truncated) + ")")
-        return "\n".join(lines)
+        with self._store.read(self._id) as tx:
+            instructions = standing_instructions(tx)
+            people = {e.id: e for e in user_entities(tx)}
+            people |= {e.id: e for e in self._named_entities(tx, query) if e.type == "person"}
+            answering = [h.id for h in rc.hits if h.kind == "attribute"]
+            facts = current_facts(tx, list(people), answering)
+        passages = [h for h in rc.hits if h.kind not in ("attribute", "instruction")]
+        cut = [t for t in rc.truncated if t.startswith("hits")]
+        if budget < max_tokens:
+            cut.append(f"max_tokens: {max_tokens} asked, {budget} is the most")
+        return build_context(query, instructions, facts, passages, max_tokens=budget, cut=cut)
 
     # -- semantic --------------------------------------------------------------------------
 
@@ -412,9 +408,11 @@ class RecallOps:
             if about_user(query):
                 asked += [e for e in users if e.id not in {n.id for n in named}]
             reached = kin_of(tx, query, named, users)
+            owners: set[int] = set()
             if reached is not None:  # "Tunde's brother": the brother's facts, not Tunde's
                 relatives, owners = reached
                 asked = relatives + [e for e in asked if e.id not in owners]
+                attributes = [(r, s) for r, s in attributes if r.entity_id not in owners]
             # A question that names a time ("in March 2024") is answered as of then.
             when = at or (question_time(query, datetime.now(UTC)) if tilt <= 0 else None)
             facts = answers(

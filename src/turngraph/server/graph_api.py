@@ -32,6 +32,7 @@ from turngraph.models import (
     AppendixFile,
     BatchResult,
     DeleteResult,
+    MemoryContext,
     MemoryInfo,
     MergeProposal,
     RecallResult,
@@ -39,6 +40,8 @@ from turngraph.models import (
     WriteResult,
 )
 from turngraph.operations import tier_of
+from turngraph.recall.context import DEFAULT_TOKENS
+from turngraph.recall.context import MAX_TOKENS as MAX_CONTEXT_TOKENS
 from turngraph.server.common import (
     Bound,
     CallerDep,
@@ -428,7 +431,7 @@ def recall(memory: str, body: RecallIn, db: DatabaseDep, caller: CallerDep) -> R
     return b.memory.recall(body.query, **body.model_dump(exclude={"query"}))
 
 
-@router.post("/memories/{memory}/context", responses=_ok())
+@router.post("/memories/{memory}/context", response_model=MemoryContext, responses=_ok())
 def context(
     memory: str,
     db: DatabaseDep,
@@ -436,10 +439,13 @@ def context(
     query: Annotated[str, Body(embed=True, min_length=1, max_length=L.query_chars)],
     session_id: Annotated[str | None, Body(embed=True, max_length=L.session_id_chars)] = None,
     k: Annotated[int, Body(embed=True, ge=1)] = 10,
-) -> dict[str, str]:
-    """Recall rendered as prompt-ready text."""
+    max_tokens: Annotated[int, Body(embed=True, ge=1, le=MAX_CONTEXT_TOKENS)] = DEFAULT_TOKENS,
+) -> MemoryContext:
+    """The context payload for a message: standing instructions, current facts about the
+    people it concerns, the passages recall finds, labelled in ``text`` and within
+    ``max_tokens``."""
     b = _m(db, caller, memory, tier_of("context"))
-    return {"context": b.memory.context(query, session_id=session_id, k=k)}
+    return b.memory.context(query, session_id=session_id, k=k, max_tokens=max_tokens)
 
 
 # -- entities -------------------------------------------------------------------------------

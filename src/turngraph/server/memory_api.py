@@ -308,10 +308,20 @@ def delete_session(context: str, session_id: str, db: DatabaseDep, caller: Calle
 def session_context(
     context: str, session_id: str, body: ContextRequest, db: DatabaseDep, caller: CallerDep
 ) -> Any:
-    """Recall within one session, rendered as prompt-ready text."""
+    """The context payload for a message, its passages from one session: standing
+    instructions, current facts, passages, within ``maxTokens``."""
     bound = bind(db, caller, context, "read")
     bound.memory.get_session(session_id)
-    return {"context": bound.memory.context(body.query, session_id=session_id, k=body.k)}
+    ctx = bound.memory.context(
+        body.query, session_id=session_id, k=body.k, max_tokens=body.max_tokens
+    )
+    return {
+        "context": ctx.text,
+        "instructions": camel([i.model_dump(mode="json") for i in ctx.instructions]),
+        "facts": camel([f.model_dump(mode="json") for f in ctx.facts]),
+        "cut": ctx.cut,
+        "tokens": ctx.tokens,
+    }
 
 
 @router.get(

@@ -9,6 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from turngraph.config import Limits
+from turngraph.recall.context import DEFAULT_TOKENS
+from turngraph.recall.context import MAX_TOKENS as MAX_CONTEXT_TOKENS
 
 
 def camel(value: Any) -> Any:
@@ -126,6 +128,7 @@ class SessionRequest(Wire):
 class ContextRequest(Wire):
     query: str = Field(min_length=1, max_length=L.query_chars)
     k: int = Field(default=10, ge=1, le=50)
+    max_tokens: int = Field(default=DEFAULT_TOKENS, ge=1, le=MAX_CONTEXT_TOKENS)
 
 
 # -- responses (documentation of what the routes return) ---------------------------------
@@ -251,7 +254,14 @@ class SessionOut(Wire):
 
 
 class ContextOut(Wire):
+    """The context payload: ``context`` is the labelled text to put in a prompt; the parts
+    it holds follow, with what did not fit the token budget in ``cut``."""
+
     context: str
+    instructions: list[dict[str, Any]] = Field(default_factory=list)
+    facts: list[dict[str, Any]] = Field(default_factory=list)
+    cut: list[str] = Field(default_factory=list)
+    tokens: int = 0
 
 
 class TurnOut(Wire):

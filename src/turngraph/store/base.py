@@ -315,10 +315,10 @@ class RecallReads(Protocol):
 
     def attributes_for_observations(self, ids: Sequence[int]) -> list[AttributeRow]: ...
     def entity_attributes(
-        self, entity_ids: Sequence[int], keys: Sequence[str]
+        self, entity_ids: Sequence[int], keys: Sequence[str] | None
     ) -> list[AttributeRow]:
-        """Every version, current or not, of the entities' attributes of ``keys``: by
-        entity and key, oldest first."""
+        """Every version, current or not, of the entities' attributes of ``keys`` (of every
+        key when None): by entity and key, oldest first."""
         ...
 
     def user_speakers(self, *, limit: int) -> list[str]:

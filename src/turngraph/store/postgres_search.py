@@ -367,17 +367,19 @@ class SearchReads(Statements):
         return out
 
     def entity_attributes(
-        self, entity_ids: Sequence[int], keys: Sequence[str]
+        self, entity_ids: Sequence[int], keys: Sequence[str] | None
     ) -> list[AttributeRow]:
-        if not entity_ids or not keys:
+        if not entity_ids or (keys is not None and not keys):
             return []
+        by_key = "" if keys is None else "AND a.key = ANY(%s) "
+        params: tuple[Any, ...] = (self.memory_id, list(entity_ids))
         return [
             _attr(r)
             for r in self._all(
                 f"SELECT {ATTR_COLS} {ATTR_FROM} WHERE a.memory_id = %s "
-                "AND a.entity_id = ANY(%s) AND a.key = ANY(%s) "
+                f"AND a.entity_id = ANY(%s) {by_key}"
                 "ORDER BY a.entity_id, a.key, a.valid_from, a.created_at",
-                (self.memory_id, list(entity_ids), list(keys)),
+                params if keys is None else (*params, list(keys)),
             )
         ]
 

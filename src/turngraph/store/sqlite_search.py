@@ -320,15 +320,15 @@ class SearchReads:
         return [_rel(r) for r in rows]
 
     def entity_attributes(
-        self, entity_ids: Sequence[int], keys: Sequence[str]
+        self, entity_ids: Sequence[int], keys: Sequence[str] | None
     ) -> list[AttributeRow]:
-        if not entity_ids or not keys:
+        if not entity_ids or (keys is not None and not keys):
             return []
+        by_key = "" if keys is None else f"AND a.key IN ({_placeholders(len(keys))}) "
         rows = self._all(
-            f"{_ATTR_SELECT} WHERE a.entity_id IN ({_placeholders(len(entity_ids))}) "
-            f"AND a.key IN ({_placeholders(len(keys))}) "
+            f"{_ATTR_SELECT} WHERE a.entity_id IN ({_placeholders(len(entity_ids))}) {by_key}"
             "ORDER BY a.entity_id, a.key, a.valid_from, a.created_at",
-            [*entity_ids, *keys],
+            [*entity_ids, *(keys or ())],
         )
         return [_attr(r) for r in rows]
 
