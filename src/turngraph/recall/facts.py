@@ -24,12 +24,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from turngraph.core.validate import name_key
 from turngraph.extract import gazetteers as gz
-from turngraph.extract.base import SINGLE_VALUED
+from turngraph.extract.base import MULTI_VALUED, SINGLE_VALUED
 from turngraph.extract.instructions import instruction_topic
 from turngraph.extract.timeref import resolve_time
 from turngraph.models import Instruction
@@ -92,6 +92,22 @@ for _key, _words in CUES.items():
 _WORD = re.compile(r"[a-z]+")
 # "What does Maya do?", "what do they do for a living": the question asks for a job.
 _DOES_FOR_WORK = re.compile(r"\bdo(?:es)?\b.*\bdo\W*$|\bfor a living\b|\bdo for work\b", re.I)
+# The words that name a key holding many values, as a question asks for all of them.
+NOUN_CUES: dict[str, tuple[str, ...]] = {
+    "pets": ("pet", "pets", "dog", "dogs", "cat", "cats", "animal", "animals"),
+    "hobbies": ("hobby", "hobbies", "sport", "sports", "pastime", "craft", "crafts"),
+    "allergies": ("allergy", "allergies", "allergic", "intolerant", "intolerance"),
+    "languages": ("language", "languages", "speak", "speaks"),
+    "health": ("health", "condition", "conditions", "illness", "diagnosed", "diagnosis"),
+    "skills": ("skill", "skills"),
+    "learning": ("studying", "learning", "course", "certification"),
+    "education": ("degree", "degrees", "education", "qualification"),
+}
+# The keys holding many values whose values answer questions (the rest, such as family,
+# goals and opinions, are left to relationships and passages).
+ANSWERING_LISTS = frozenset(
+    "pets hobbies allergies languages health skills learning education likes dislikes".split()
+)
 # Keys whose value is a person: "who" asks for them.
 PERSON_KEYS = frozenset({"partner", "manager"})
 # Words that say the question is about the memory's user rather than a named person (an
@@ -173,6 +189,7 @@ class Answer:
     until: datetime | None = None  # when it stopped holding
     note: str | None = None  # "Maya location: Manchester, now Bristol"
     key: str = ""  # the attribute's key ("location"); "" for an instruction
+    named_only: bool = False  # the question named its value, not its key
 
 
 def _attribute_answer(row: AttributeRow, successor: AttributeRow | None = None) -> Answer:
@@ -215,23 +232,41 @@ def answers(
     keys = asked_keys(query)
     if not keys or (not about and not matched):
         return []
+    words = set(_WORD.findall(query.lower()))
     rows = tx.entity_attributes([e.id for e in about], keys) if about else []
     seen = {r.id for r in rows}
-    rows += [r for r in matched if r.key in keys and r.id not in seen]
+    # A row the attribute search found for another entity answers only a question that
+    # names its value and no one else ("Who lives in Bristol?").
+    if not any(e.type == "person" for e in about):
+        rows += [
+            r for r in matched if r.key in keys and r.id not in seen and _names(r.value, words)
+        ]
+    # A key that holds many values (likes, family, goals) is asked for only by a word that
+    # names it ("What pets does she have?"); otherwise only a value the question names is
+    # an answer ("What does she think of reggaeton?"), not every value of the key.
+    listed = {k for k in keys if k in MULTI_VALUED and not words & set(NOUN_CUES.get(k, ()))}
     chains: dict[tuple[int, str], list[AttributeRow]] = {}
     for row in rows:
         chains.setdefault((row.entity_id, row.key), []).append(row)
     for chain in chains.values():
         chain.sort(key=lambda r: (r.valid_from, r.created_at))
-    words = set(_WORD.findall(query.lower()))
     if at is None and tilt <= 0 and about:
         at = _time_of_reference(tx, about, keys, words)
     order = {key: i for i, key in enumerate(keys)}
     picked: list[tuple[tuple[int, float], Answer]] = []
     for (_, key), chain in chains.items():
+        if key in MULTI_VALUED and key not in ANSWERING_LISTS:
+            continue  # family, goals, opinions: what relations and passages answer better
+        if key in listed:
+            chain = [row for row in chain if _names(row.value, words)]
+            if not chain:
+                continue
         for row, successor in _versions(chain, key, tilt, at, words):
             rank = order.get(key, len(order))
-            picked.append(((rank, -row.valid_from.timestamp()), _attribute_answer(row, successor)))
+            answer = _attribute_answer(row, successor)
+            if key in listed:  # only its value was named: it answers, but less surely
+                answer = replace(answer, named_only=True)
+            picked.append(((rank, -row.valid_from.timestamp()), answer))
     picked.sort(key=lambda p: p[0])
     return [a for _, a in picked]
 

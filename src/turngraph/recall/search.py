@@ -79,6 +79,7 @@ W_ASSISTANT = 0.5  # an assistant's turn, below what the people said
 W_RECENT = 0.5  # newest over oldest candidate, for a question about now (reversed: before)
 W_AFTER = 3.0  # a passage that says what came after the value a question asks about
 W_FACT = 8.0  # a fact that answers the question, above the passage that said it
+W_NAMED_FACT = 1.0  # a fact whose value (not key) the question names: above its passage
 EXACT_ENTITY = 3.0  # entity score bonus for a name the query spells out
 ENTITY_FANOUT = 200  # observations taken per top entity
 PRUNE_ABOVE_ROWS = 5_000  # memories this large drop query terms ...
@@ -434,7 +435,11 @@ class RecallOps:
         # A fact is scored as the passage that said it, lifted by W_FACT: it answers the
         # question, but a newer passage that outranks its source may still say otherwise.
         edge = fused[ranked[min(bounds.k, len(ranked)) - 1]] if ranked else 0.0
-        lifted_facts = {a.id: max(fused.get(a.observation_id, edge), edge) + W_FACT for a in facts}
+        lifted_facts = {
+            a.id: max(fused.get(a.observation_id, edge), edge)
+            + (W_NAMED_FACT if a.named_only else W_FACT)
+            for a in facts
+        }
         if tilt > 0:
             _doubt_facts(tx, facts, ranked, fused, keys, lifted_facts)
         fact_scores = {i: _logistic(v) for i, v in lifted_facts.items()}
