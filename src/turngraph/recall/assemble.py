@@ -10,10 +10,29 @@ from turngraph.core import graph
 from turngraph.models import Hit, RecalledEntity, RecallResult, Snippet, Source
 from turngraph.recall.currency import Currency
 from turngraph.recall.facts import Answer
-from turngraph.store.base import ObservationRow, ReadTx, TurnRow
+from turngraph.store.base import ObservationRow, ReadTx, ShownRows, TurnRow
 
 SNIPPET_CHARS = 280
 ATTRIBUTE_HITS = 5  # facts among the hits, at most (never more than k)
+
+
+@dataclass
+class Early:
+    """Rows read while the query embedding ran (the passages likely to be shown): what the
+    rest of the recall need not read again."""
+
+    shown: ShownRows | None = None
+
+    @classmethod
+    def read(cls, tx: ReadTx, ids: Sequence[int]) -> Early:
+        return cls(tx.shown_rows(ids, [], relationships=0))
+
+    def times(self, tx: ReadTx, ids: Sequence[int]) -> dict[int, datetime]:
+        """When each of ``ids`` was observed, read only for those not read early."""
+        known = {o.id: o.observed_at for o in self.shown.observations} if self.shown else {}
+        out = {oid: known[oid] for oid in ids if oid in known}
+        out.update(tx.observation_times([oid for oid in ids if oid not in known]))
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +41,10 @@ class Bounds:
     entities: int
     relationships: int
     snippets: int
+
+
+# The rows here are the store's own, already checked: models are built without validating
+# them again (the most frequent objects a recall makes).
 
 
 def assemble(
@@ -35,6 +58,8 @@ def assemble(
     bounds: Bounds,
     currency: Currency,
     fact_scores: dict[str, float] | None = None,
+    *,
+    early: ShownRows | None = None,
 ) -> RecallResult:
     """The result from ranked observations whose ``scores`` are on 0..1, the facts that answer
     the question (scored by ``fact_scores`` on the same scale, else placed first, in their
@@ -60,15 +85,16 @@ def assemble(
     dropped = len(ranked) - len([oid for oid in ranked if oid in stated]) - len(top)
     if dropped > 0:
         cut.append(f"hits: {dropped} more candidates ranked below the {bounds.k} returned (k)")
-    # Entities: those relevant to the query, else those the top passages mention.
-    if not ent_scores:
+    # Entities: those relevant to the query, else those the top passages mention (none
+    # when none are asked for).
+    if not ent_scores and bounds.entities:
         links = tx.links_for_observations(top)
         for oid in top:
             for entity_id in links.get(oid, []):
                 ent_scores[entity_id] = ent_scores.get(entity_id, 0.0) + scores[oid]
         most = max(ent_scores.values(), default=1.0) or 1.0
         ent_scores = {e: v / most for e, v in ent_scores.items()}
-    ordered = sorted(ent_scores, key=lambda e: -ent_scores[e])
+    ordered = sorted(ent_scores, key=lambda e: -ent_scores[e]) if bounds.entities else []
     if len(ordered) > bounds.entities:
         cut.append(f"entities: {len(ordered)} matched, {bounds.entities} returned (max_entities)")
     replaced = currency.replaced(top)
@@ -76,20 +102,23 @@ def assemble(
     later = {f.successor for notes in replaced.values() for f in notes if f.successor}
     later |= {a.successor for a in facts if a.successor is not None}
     extra = [oid for oid in (*stated, *later) if oid not in top]
+    wanted = [*top, *dict.fromkeys(extra)]
+    observations = {o.id: o for o in early.observations} if early else {}
+    turns = dict(early.turns) if early else {}
     read = tx.shown_rows(
-        [*top, *dict.fromkeys(extra)],
+        [oid for oid in wanted if oid not in observations],
         ordered[: bounds.entities],
-        relationships=bounds.relationships + 1,
+        relationships=bounds.relationships + 1 if bounds.entities else 0,
     )
-    observations = {o.id: o for o in read.observations}
-    turns = read.turns
+    observations.update((o.id, o) for o in read.observations)
+    turns.update(read.turns)
     hits: list[Hit] = []
     best = max((scores[oid] for oid in top), default=0.5)
     for i, answer in enumerate(facts):
         obs = observations.get(answer.observation_id)
         by = None if answer.successor is None else _hit_id(observations, turns, answer.successor)
         hits.append(
-            Hit(
+            Hit.model_construct(
                 id=answer.id,
                 kind="attribute" if answer.kind == "attribute" else "instruction",
                 text=_cut(answer.text),
@@ -100,7 +129,7 @@ def assemble(
                     6,
                 ),
                 observed_at=answer.since,
-                source=_source(obs, turns.get(obs.id)) if obs else Source(slug=answer.slug or ""),
+                source=_source(obs, turns.get(obs.id)) if obs else Source.model_construct(slug=answer.slug or ""),
                 superseded=[answer.note] if answer.note else [],
                 superseded_at=answer.until,
                 superseded_by=by,
@@ -128,7 +157,7 @@ def assemble(
         hits.sort(key=lambda h: -h.score)
     rows = read.entities
     entities = [
-        RecalledEntity(
+        RecalledEntity.model_construct(
             name=rows[e].name,
             type=rows[e].type,
             description=rows[e].description,
@@ -176,8 +205,8 @@ def _hit_id(
 
 def _source(obs: ObservationRow, turn: TurnRow | None) -> Source:
     if turn is None:
-        return Source(slug=obs.slug)
-    return Source(
+        return Source.model_construct(slug=obs.slug)
+    return Source.model_construct(
         slug=obs.slug,
         turn_id=turn.id,
         session_id=turn.session_id,
@@ -203,7 +232,7 @@ def _hit(
     text = obs.content
     if len(text) > SNIPPET_CHARS:
         text = text[: SNIPPET_CHARS - 1].rstrip() + "\u2026"
-    return Hit(
+    return Hit.model_construct(
         id=turn.id if turn else f"observation:{obs.slug}",
         kind="turn" if turn else "observation",
         text=text,
@@ -219,7 +248,7 @@ def _hit(
 def _snippet(obs: ObservationRow, hit: Hit) -> Snippet:
     truncated = len(obs.content) > SNIPPET_CHARS
     text = obs.content if not truncated else obs.content[: SNIPPET_CHARS - 1].rstrip() + "\u2026"
-    return Snippet(
+    return Snippet.model_construct(
         slug=obs.slug,
         title=obs.title,
         text=text,

@@ -26,7 +26,7 @@ from turngraph.config import Limits
 from turngraph.core.validate import name_key, normalize_tags, parse_datetime
 from turngraph.errors import ValidationError
 from turngraph.models import MemoryContext, RecallResult
-from turngraph.recall.assemble import ATTRIBUTE_HITS, Bounds, assemble
+from turngraph.recall.assemble import ATTRIBUTE_HITS, Bounds, Early, assemble
 from turngraph.recall.context import DEFAULT_TOKENS, current_facts, standing_instructions
 from turngraph.recall.context import MAX_TOKENS as MAX_CONTEXT_TOKENS
 from turngraph.recall.context import build as build_context
@@ -45,6 +45,7 @@ from turngraph.recall.facts import (
     Answer,
     about_user,
     answers,
+    asked_keys,
     instruction_answers,
     kin_of,
     question_time,
@@ -58,16 +59,16 @@ from turngraph.store.base import (
     AttributeRow,
     EntityRow,
     ObservationFilter,
-    PassageKey,
     ReadTx,
     Store,
     TextSearch,
+    TurnKey,
 )
 
 MODES = ("hybrid", "lexical", "dense", "graph")
 DEFAULTS = {"k": 10, "entities": 10, "relationships": 20, "snippets": 10}
 MAXIMA = {"k": 50, "entities": 50, "relationships": 100, "snippets": 50}
-POOL = 300  # candidates per signal
+POOL = 150  # candidates per signal
 # Fusion weights (z-score units).
 W_CONTEXT = 1.0  # lexical weight of a turn's window, beside the turn's own text
 W_DENSE = 0.7
@@ -79,6 +80,7 @@ W_ASSISTANT = 0.5  # an assistant's turn, below what the people said
 W_RECENT = 0.5  # newest over oldest candidate, for a question about now (reversed: before)
 W_AFTER = 3.0  # a passage that says what came after the value a question asks about
 W_FACT = 8.0  # a fact that answers the question, above the passage that said it
+TILTED = 60  # the best candidates that lean by their time
 W_NAMED_FACT = 1.0  # a fact whose value (not key) the question names: above its passage
 EXACT_ENTITY = 3.0  # entity score bonus for a name the query spells out
 ENTITY_FANOUT = 200  # observations taken per top entity
@@ -129,18 +131,26 @@ def _z(scores: dict[int, float]) -> dict[int, float]:
 
 
 def _fuse(signals: Sequence[tuple[dict[int, float], float]]) -> dict[int, float]:
-    """Sum of weighted z-scores; a candidate a signal did not rank gets that signal's floor."""
+    """Sum of weighted z-scores; a candidate a signal did not rank gets that signal's floor
+    (its lowest z-score less 0.5). Each signal's mean and deviation are taken once, so a
+    candidate costs one multiply-add per signal."""
     ids: set[int] = set()
-    for scores, _ in signals:
-        ids |= scores.keys()
-    fused = dict.fromkeys(ids, 0.0)
+    terms: list[tuple[dict[int, float], float, float, float]] = []
     for scores, weight in signals:
+        ids |= scores.keys()
         if not scores:
             continue
-        z = _z(scores)
-        floor = min(z.values()) - 0.5
-        for key in ids:
-            fused[key] += weight * z.get(key, floor)
+        values = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
+        mean, std = float(values.mean()), float(values.std()) or 1.0
+        floor = weight * ((float(values.min()) - mean) / std - 0.5)
+        terms.append((scores, weight / std, weight * mean / std, floor))
+    fused: dict[int, float] = {}
+    for key in ids:
+        total = 0.0
+        for scores, scale, shift, floor in terms:
+            value = scores.get(key)
+            total += floor if value is None else value * scale - shift
+        fused[key] = total
     return fused
 
 
@@ -202,6 +212,8 @@ class RecallOps:
             _bound(max_relationships, "relationships"),
             _bound(max_snippets, "snippets"),
         )
+        if "entities" not in wanted:
+            bounds = replace(bounds, entities=0, relationships=0)
         at = None if as_of is None else parse_datetime(as_of, field="as_of")
         lo = None if since is None else parse_datetime(since, field="since")
         hi = None if until is None else parse_datetime(until, field="until")
@@ -324,14 +336,48 @@ class RecallOps:
             selective = tuple(self._selective(tx, topic_terms))
             searches.append(TextSearch("observation", selective, limit=POOL, fields=PASSAGE_FIELDS))
         found = iter(tx.search_texts(searches))
+        matched_entities: dict[int, float] = {}
         if by_entity:
-            matched = dict(next(found))
-            ent_signals.append((matched, 1.0))
-            entity_sources |= matched.keys()
+            matched_entities = dict(next(found))
+            ent_signals.append((matched_entities, 1.0))
+            entity_sources |= matched_entities.keys()
         lexical: dict[int, float] = dict(next(found)) if by_passage else {}
-        attributes = self._attribute_hits(tx, terms, at, flt) if mode != "dense" else []
-        # Read ahead while the embedding may still run: the turn keys of the lexical matches.
-        known = tx.passage_keys(list(lexical)) if pending is not None else {}
+        # The attribute search only serves a question that asks for a fact of no one it
+        # names ("Who lives in Bristol?"): facts of a named person are read by entity.
+        asking = (
+            mode != "dense"
+            and not any(e.type == "person" for e in named)
+            and bool(asked_keys(query))
+        )
+        attributes = self._attribute_hits(tx, terms, at, flt) if asking else []
+        # Read ahead while the embedding may still run: the observations of the entities
+        # likely to rank first (those named, the best lexical matches) and the turn keys of
+        # them and of the lexical matches, the facts that answer the question, what a
+        # question about an earlier value names as coming after it.
+        linked: dict[int, list[int]] = {}
+        if pending is not None and mode != "dense":
+            ahead = [e.id for e in named]
+            ahead += [e for e, _ in sorted(matched_entities.items(), key=lambda m: -m[1])[:5]]
+            linked = tx.observations_for_entities(list(dict.fromkeys(ahead)), limit=ENTITY_FANOUT)
+        reads = {*lexical, *(oid for ids in linked.values() for oid in ids)}
+        known = tx.turn_keys(list(reads)) if pending is not None else {}
+        # The passages likely to be shown (the best lexical matches) are read now too: after
+        # the embedding, only the rows the dense signal brought up are left to read.
+        currency = Currency(tx, at)
+        early = Early()
+        if pending is not None:
+            likely = sorted(lexical, key=lambda oid: -lexical[oid])[: bounds.k + ATTRIBUTE_HITS]
+            early = Early.read(tx, likely)
+            currency.replaced(likely)
+        tilt = time_tilt(query)
+        facts = (
+            self._answers(tx, query, named, attributes, at, flt, tilt) if mode != "dense" else []
+        )
+        after = later_part(query) if tilt < 0 and mode != "dense" else ""
+        later = {e.id for e in self._named_entities(tx, after)} if after else set()
+        demoted = (
+            self._before_what(tx, after, people) if after and mode in ("hybrid", "lexical") else {}
+        )
         clock.lap("lexical")
         qvec: Vectors | None = None
         if pending is not None:
@@ -348,16 +394,13 @@ class RecallOps:
         for entity in named:
             ent_scores[entity.id] = max(ent_scores.values(), default=0.0) + EXACT_ENTITY
         clock.lap("dense")
+        # "before she moved to Eimsbüttel": Eimsbüttel's passages are not what is asked
         top_entities = sorted(ent_scores, key=lambda e: -ent_scores[e])[:5]
-        tilt = time_tilt(query)
-        if tilt < 0 and (after := later_part(query)) and mode != "dense":
-            # "before she moved to Eimsbüttel": Eimsbüttel's passages are not what is asked
-            later = {e.id for e in self._named_entities(tx, after)}
-            top_entities = [e for e in top_entities if e not in later]
-        else:
-            later = set()
+        top_entities = [e for e in top_entities if e not in later]
         lifting = [e for e in named if e.id not in later]
-        lifted = _entity_lift(tx, top_entities, ent_scores, lifting) if mode != "dense" else {}
+        lifted = (
+            _entity_lift(tx, top_entities, ent_scores, lifting, linked) if mode != "dense" else {}
+        )
         signals: list[tuple[dict[int, float], float]] = [(lexical, 1.0), (dense, W_DENSE)]
         if mode == "graph":
             signals = []
@@ -375,62 +418,41 @@ class RecallOps:
                 )
             )
         kept = [c for c in candidates if c in allowed]
-        known.update(tx.passage_keys([c for c in kept if c not in known]))
+        known.update(tx.turn_keys([c for c in kept if c not in known]))
         keys = {c: known[c] for c in kept if c in known}
         speakers = {e.key for e in named}
         sessions: dict[str, float] = {}
         for oid, key in keys.items():
-            if key.session_id is not None:
-                sessions[key.session_id] = sessions.get(key.session_id, 0.0) + lexical.get(oid, 0.0)
+            sessions[key.session_id] = sessions.get(key.session_id, 0.0) + lexical.get(oid, 0.0)
         order = {sid: i for i, sid in enumerate(sessions)}
         session_z = _z({order[sid]: score for sid, score in sessions.items()})
-        times = sorted({key.observed_at for key in keys.values()}) if tilt else []
-        place = {t: i / max(len(times) - 1, 1) for i, t in enumerate(times)}
         for oid, key in keys.items():
             if key.speaker and _speaker_key(key.speaker) in speakers:
                 fused[oid] += W_SPEAKER
-            if key.session_id is not None:
-                fused[oid] += W_SESSION * session_z.get(order[key.session_id], 0.0)
+            fused[oid] += W_SESSION * session_z.get(order[key.session_id], 0.0)
             if key.role == "assistant":
                 fused[oid] -= W_ASSISTANT
-            if tilt:
-                fused[oid] += tilt * W_RECENT * place[key.observed_at]
-        if tilt < 0 and mode in ("hybrid", "lexical"):
-            self._before_what(tx, query, people, fused)
+        head = sorted(kept, key=lambda c: -fused[c])[:TILTED]
+        when = early.times(tx, head) if tilt or facts else {}
+        if tilt and when:
+            # Among the best candidates, newer ones lean ahead for a question about now
+            # (older ones for a question about an earlier value), by their order in time.
+            times = sorted(set(when.values()))
+            place = {t: i / max(len(times) - 1, 1) for i, t in enumerate(times)}
+            for oid, at_time in when.items():
+                fused[oid] += tilt * W_RECENT * place[at_time]
+        for oid, drop in demoted.items():
+            if oid in fused:
+                fused[oid] -= drop
         ranked = sorted((c for c in candidates if c in allowed), key=lambda c: -fused[c])
-        currency = Currency(tx, at)
         if asks_about_now(query):
             about = {e.id for e in named} | set(top_entities)
             ranked = _prefer_current(tx, ranked, fused, flt, currency, about, bounds.k)
-        facts: list[Answer] = []
-        if mode != "dense":
-            asked = list(named)
-            users = user_entities(tx) if about_user(query) or "'s" in query else []
-            if about_user(query):
-                asked += [e for e in users if e.id not in {n.id for n in named}]
-            reached = kin_of(tx, query, named, users)
-            owners: set[int] = set()
-            if reached is not None:  # "Tunde's brother": the brother's facts, not Tunde's
-                relatives, owners = reached
-                asked = relatives + [e for e in asked if e.id not in owners]
-                attributes = [(r, s) for r, s in attributes if r.entity_id not in owners]
-            # A question that names a time ("in March 2024") is answered as of then.
-            when = at or (question_time(query, datetime.now(UTC)) if tilt <= 0 else None)
-            facts = answers(
-                tx, query, asked, tilt=tilt, at=when, matched=[row for row, _ in attributes]
-            )
-            facts += instruction_answers(tx, query, tilt=tilt, at=when)
-            if facts and flt != ObservationFilter():
-                allowed_facts = set(
-                    tx.filter_observations(
-                        _replace(flt, ids=tuple({a.observation_id for a in facts})),
-                        limit=len(facts),
-                    )
-                )
-                facts = [a for a in facts if a.observation_id in allowed_facts]
         clock.lap("candidates")
-        _expand_neighbours(tx, ent_scores, entity_sources)
-        relevant = {e: _logistic(v) for e, v in ent_scores.items() if e in entity_sources}
+        relevant: dict[int, float] = {}
+        if bounds.entities:  # entities asked for (a recall of passages alone reads none)
+            _expand_neighbours(tx, ent_scores, entity_sources)
+            relevant = {e: _logistic(v) for e, v in ent_scores.items() if e in entity_sources}
         scores = {oid: _logistic(fused[oid]) for oid in ranked[: bounds.k + ATTRIBUTE_HITS]}
         # A fact is scored as the passage that said it, lifted by W_FACT: it answers the
         # question, but a newer passage that outranks its source may still say otherwise.
@@ -441,34 +463,75 @@ class RecallOps:
             for a in facts
         }
         if tilt > 0:
-            _doubt_facts(tx, facts, ranked, fused, keys, lifted_facts)
+            _doubt_facts(tx, facts, ranked, fused, keys, when, lifted_facts)
         fact_scores = {i: _logistic(v) for i, v in lifted_facts.items()}
         return assemble(
-            tx, query, mode, ranked, scores, facts, relevant, bounds, currency, fact_scores
+            tx,
+            query,
+            mode,
+            ranked,
+            scores,
+            facts,
+            relevant,
+            bounds,
+            currency,
+            fact_scores,
+            early=early.shown,
         )
 
-    def _before_what(
-        self, tx: ReadTx, query: str, people: Sequence[EntityRow], fused: dict[int, float]
-    ) -> None:
+    def _answers(
+        self,
+        tx: ReadTx,
+        query: str,
+        named: list[EntityRow],
+        attributes: list[tuple[AttributeRow, float]],
+        at: datetime | None,
+        flt: ObservationFilter,
+        tilt: float,
+    ) -> list[Answer]:
+        """The facts that answer the question (see :mod:`turngraph.recall.facts`): of the
+        entities it names, of the memory's user when it asks about them, of the relatives
+        a kin word reaches; within the filters."""
+        asked = list(named)
+        users = user_entities(tx) if about_user(query) or "'s" in query else []
+        if about_user(query):
+            asked += [e for e in users if e.id not in {n.id for n in named}]
+        reached = kin_of(tx, query, named, users)
+        if reached is not None:  # "Tunde's brother": the brother's facts, not Tunde's
+            relatives, owners = reached
+            asked = relatives + [e for e in asked if e.id not in owners]
+            attributes = [(r, s) for r, s in attributes if r.entity_id not in owners]
+        # A question that names a time ("in March 2024") is answered as of then.
+        when = at or (question_time(query, datetime.now(UTC)) if tilt <= 0 else None)
+        facts = answers(
+            tx, query, asked, tilt=tilt, at=when, matched=[row for row, _ in attributes]
+        )
+        facts += instruction_answers(tx, query, tilt=tilt, at=when)
+        if facts and flt != ObservationFilter():
+            allowed = set(
+                tx.filter_observations(
+                    _replace(flt, ids=tuple({a.observation_id for a in facts})),
+                    limit=len(facts),
+                )
+            )
+            facts = [a for a in facts if a.observation_id in allowed]
+        return facts
+
+    def _before_what(self, tx: ReadTx, after: str, people: Sequence[EntityRow]) -> dict[int, float]:
         """ "Where did she live before she moved to Eimsbüttel?": the passages that say what
-        came after (Eimsbüttel) are what the question is not about; they drop by
-        :data:`W_AFTER`, in proportion to how well they match it (BM25, so a name weighs
-        more than "moved")."""
-        after = later_part(query)
-        if not after:
-            return
+        came after (``after``: "she moved to Eimsbüttel") are what the question is not
+        about; each loses up to :data:`W_AFTER`, in proportion to how well it matches
+        (BM25, so a name weighs more than "moved")."""
         _, terms = _without_people(after, query_terms(after), people)
         if not terms:
-            return
+            return {}
         found = tx.search_text(
             TextSearch("observation", tuple(terms), limit=POOL, fields=PASSAGE_FIELDS)
         )
         best = max((score for _, score in found), default=0.0)
         if best <= 0:
-            return
-        for oid, score in found:
-            if oid in fused:
-                fused[oid] -= W_AFTER * min(1.0, 2 * score / best)
+            return {}
+        return {oid: W_AFTER * min(1.0, 2 * score / best) for oid, score in found}
 
     def _selective(self, tx: ReadTx, terms: list[str]) -> list[str]:
         """In a large memory, leave out query terms that match a large share of it.
@@ -564,15 +627,24 @@ def _replace(flt: ObservationFilter, **changes: Any) -> ObservationFilter:
 
 
 def _entity_lift(
-    tx: ReadTx, top: Sequence[int], scores: dict[int, float], named: Iterable[EntityRow]
+    tx: ReadTx,
+    top: Sequence[int],
+    scores: dict[int, float],
+    named: Iterable[EntityRow],
+    linked: dict[int, list[int]],
 ) -> dict[int, float]:
-    """How much each observation is lifted by the entities it mentions (0..1 per entity)."""
+    """How much each observation is lifted by the entities it mentions (0..1 per entity);
+    ``linked`` holds the observations of the entities already read."""
     if not top:
         return {}
     best = max(scores[e] for e in top) or 1.0
     named_ids = {e.id for e in named}
     lifted: dict[int, float] = {}
-    for entity_id, obs_ids in tx.observations_for_entities(top, limit=ENTITY_FANOUT).items():
+    missing = [e for e in top if e not in linked]
+    if missing:
+        linked.update(tx.observations_for_entities(missing, limit=ENTITY_FANOUT))
+    for entity_id in top:
+        obs_ids = linked.get(entity_id, [])
         weight = 1.0 if entity_id in named_ids else max(scores[entity_id] / best, 0.0)
         for oid in obs_ids:
             lifted[oid] = lifted.get(oid, 0.0) + weight
@@ -628,7 +700,8 @@ def _doubt_facts(
     facts: Sequence[Answer],
     ranked: Sequence[int],
     fused: dict[int, float],
-    keys: dict[int, PassageKey],
+    keys: dict[int, TurnKey],
+    when: dict[int, datetime],
     lifted: dict[str, float],
 ) -> None:
     """A current fact is what the memory extracted; a newer turn of the user's among the
@@ -645,8 +718,7 @@ def _doubt_facts(
     for answer in current:
         value = set(_WORD.findall(answer.value.lower()))
         for oid in head:
-            key = keys[oid]
-            if oid == answer.observation_id or key.observed_at <= answer.since:
+            if oid == answer.observation_id or when.get(oid, answer.since) <= answer.since:
                 continue
             words = set(_WORD.findall(texts.get(oid, "")))
             topic = words & set(CUES.get(answer.key, ()))

@@ -61,7 +61,6 @@ from turngraph.store.rows import (
     MemoryRow,
     ObservationFilter,
     ObservationRow,
-    PassageKey,
     PrincipalRow,
     ProposalRow,
     QueuedRow,
@@ -71,6 +70,7 @@ from turngraph.store.rows import (
     ShownRows,
     TextKind,
     TextSearch,
+    TurnKey,
     TurnRow,
 )
 
@@ -99,7 +99,6 @@ __all__ = [
     "MemoryRow",
     "ObservationFilter",
     "ObservationRow",
-    "PassageKey",
     "PrincipalRow",
     "ProposalRow",
     "QueuedRow",
@@ -113,6 +112,7 @@ __all__ = [
     "Store",
     "TextKind",
     "TextSearch",
+    "TurnKey",
     "TurnReads",
     "TurnRow",
     "TurnWrites",
@@ -291,9 +291,12 @@ class RecallReads(Protocol):
         """How many rows of ``kind`` this memory's text search holds."""
         ...
 
-    def passage_keys(self, ids: Sequence[int]) -> dict[int, PassageKey]:
-        """The time of each of ``ids`` that exists, with its turn's session, speaker and
-        role when it is a turn."""
+    def turn_keys(self, ids: Sequence[int]) -> dict[int, TurnKey]:
+        """The session, speaker and role of each of ``ids`` that is a turn."""
+        ...
+
+    def observation_times(self, ids: Sequence[int]) -> dict[int, datetime]:
+        """When each of ``ids`` that exists was observed."""
         ...
 
     def links_for_observations(self, ids: Sequence[int]) -> dict[int, list[int]]: ...

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from datetime import datetime
 from functools import cache
 from typing import Any, Literal
 
@@ -32,12 +33,12 @@ from turngraph.store.base import (
     TEXT_FIELDS,
     AttributeRow,
     ObservationFilter,
-    PassageKey,
     QueuedRow,
     RelationshipRow,
     ShownRows,
     TextKind,
     TextSearch,
+    TurnKey,
 )
 from turngraph.store.postgres_rows import (
     ATTR_COLS,
@@ -274,15 +275,25 @@ class SearchReads(Statements):
             [_rel(r) for r in related],
         )
 
-    def passage_keys(self, ids: Sequence[int]) -> dict[int, PassageKey]:
+    def turn_keys(self, ids: Sequence[int]) -> dict[int, TurnKey]:
         if not ids:
             return {}
         return {
-            obs_id: PassageKey(from_db(observed_at), session_id, speaker, role)
-            for obs_id, observed_at, session_id, speaker, role in self._all(
-                "SELECT o.id, o.observed_at, t.session_id, t.speaker, t.role FROM observations o "
-                "LEFT JOIN turns t ON t.memory_id = o.memory_id AND t.observation_id = o.id "
-                "WHERE o.memory_id = %s AND o.id = ANY(%s)",
+            obs_id: TurnKey(session_id, speaker, role)
+            for obs_id, session_id, speaker, role in self._all(
+                "SELECT observation_id, session_id, speaker, role FROM turns "
+                "WHERE memory_id = %s AND observation_id = ANY(%s)",
+                (self.memory_id, list(ids)),
+            )
+        }
+
+    def observation_times(self, ids: Sequence[int]) -> dict[int, datetime]:
+        if not ids:
+            return {}
+        return {
+            obs_id: from_db(observed_at)
+            for obs_id, observed_at in self._all(
+                "SELECT id, observed_at FROM observations WHERE memory_id = %s AND id = ANY(%s)",
                 (self.memory_id, list(ids)),
             )
         }

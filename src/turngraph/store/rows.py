@@ -211,14 +211,13 @@ class FactRow:
 
 
 @dataclass(frozen=True, slots=True)
-class PassageKey:
-    """What recall weighs of a candidate passage beside its text: when it was observed and,
-    for a turn, its session, speaker and role (None for a note)."""
+class TurnKey:
+    """What recall weighs of a candidate turn beside its text: its session, speaker and
+    role."""
 
-    observed_at: datetime
-    session_id: str | None = None
-    speaker: str | None = None
-    role: str | None = None
+    session_id: str
+    speaker: str | None
+    role: str
 
 
 @dataclass(frozen=True, slots=True)

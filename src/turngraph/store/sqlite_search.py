@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from turngraph.store.base import (
@@ -12,12 +13,12 @@ from turngraph.store.base import (
     EntityRow,
     ObservationFilter,
     ObservationRow,
-    PassageKey,
     QueuedRow,
     RelationshipRow,
     ShownRows,
     TextKind,
     TextSearch,
+    TurnKey,
     TurnRow,
 )
 from turngraph.store.sqlite_rows import (
@@ -238,16 +239,26 @@ class SearchReads:
                 out[row.observation_id] = row
         return out
 
-    def passage_keys(self, ids: Sequence[int]) -> dict[int, PassageKey]:
-        out: dict[int, PassageKey] = {}
+    def turn_keys(self, ids: Sequence[int]) -> dict[int, TurnKey]:
+        out: dict[int, TurnKey] = {}
         for batch in _chunks(ids):
-            for obs_id, observed_at, session_id, speaker, role in self._all(
-                "SELECT o.id, o.observed_at, t.session_id, t.speaker, t.role FROM observations o "
-                "LEFT JOIN turns t ON t.observation_id = o.id "
-                f"WHERE o.id IN ({_placeholders(len(batch))})",
+            for obs_id, session_id, speaker, role in self._all(
+                "SELECT observation_id, session_id, speaker, role FROM turns "
+                f"WHERE observation_id IN ({_placeholders(len(batch))})",
                 batch,
             ):
-                out[obs_id] = PassageKey(from_db(observed_at), session_id, speaker, role)
+                out[obs_id] = TurnKey(session_id, speaker, role)
+        return out
+
+    def observation_times(self, ids: Sequence[int]) -> dict[int, datetime]:
+        out: dict[int, datetime] = {}
+        for batch in _chunks(ids):
+            for obs_id, observed_at in self._all(
+                "SELECT id, observed_at FROM observations "
+                f"WHERE id IN ({_placeholders(len(batch))})",
+                batch,
+            ):
+                out[obs_id] = from_db(observed_at)
         return out
 
     def known_names(self, *, limit: int) -> list[str]:
