@@ -144,9 +144,10 @@ def load_suite(folder: Path) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def ingest(db: turngraph.Database, data: dict[str, Any]) -> Conversation:
-    """Store the conversation's turns, session by session, with their roles and times."""
-    conv = Conversation(data, db.create_memory(f"currency-{data['id']}"))
+def ingest(db: turngraph.Database, data: dict[str, Any], split: str = "") -> Conversation:
+    """Store the conversation's turns, session by session, with their roles and times, in a
+    memory of its own."""
+    conv = Conversation(data, db.create_memory(f"currency-{split}-{data['id']}".strip("-")))
     for session in data["sessions"]:
         start = datetime.fromisoformat(session["date"].replace("Z", "+00:00"))
         session_id: str | None = None
@@ -239,7 +240,7 @@ def run(folder: Path, *, log: Callable[[str], None]) -> dict[str, Any]:
             for split in SPLITS:
                 tally = Tally()
                 for data in suite[split]:
-                    conv = ingest(db, data)
+                    conv = ingest(db, data, split)
                     if not wait_for_index(db.store, timeout=600):
                         raise TurngraphError(f"{data['id']}: the index did not catch up")
                     for question in data["questions"]:

@@ -129,7 +129,9 @@ def assemble(
                     6,
                 ),
                 observed_at=answer.since,
-                source=_source(obs, turns.get(obs.id)) if obs else Source.model_construct(slug=answer.slug or ""),
+                source=_source(obs, turns.get(obs.id))
+                if obs
+                else Source.model_construct(slug=answer.slug or ""),
                 superseded=[answer.note] if answer.note else [],
                 superseded_at=answer.until,
                 superseded_by=by,
