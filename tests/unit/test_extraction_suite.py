@@ -80,3 +80,21 @@ def test_expectations_are_checked_by_kind_field_and_polarity() -> None:
 def test_a_malformed_suite_is_refused_with_the_line(bad: str) -> None:
     with pytest.raises(ValueError, match=r"line|duplicate"):
         parse_suite(bad)
+
+
+PASSING = Path(__file__).parent.parent / "data" / "extraction_suite_passing.txt"
+
+
+def test_no_case_that_passed_fails_now() -> None:
+    """The ratchet: every case listed as passing still meets all its expectations."""
+    listed = {
+        line.strip()
+        for line in PASSING.read_text("utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    report = run_suite(RuleExtractor(), SUITE)
+    lost = sorted(listed - set(report["passing"]))
+    missed = {m["case"]: m["missed"] for m in report["missed"]}
+    assert lost == [], {case: missed.get(case) for case in lost}
+    ids = {c.id for c in parse_suite(SUITE.read_text("utf-8"))}
+    assert listed <= ids, sorted(listed - ids)  # a listed case still exists

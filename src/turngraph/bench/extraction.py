@@ -699,6 +699,8 @@ def summarize_suite(results: Sequence[CaseResult]) -> dict[str, Any]:
             for k, v in sorted(per_kind.items())
         },
         "by_topic": {k: {"met": v[0], "of": v[1]} for k, v in sorted(per_topic.items())},
+        # Cases whose every expectation holds: the ratchet the suite's test keeps.
+        "passing": sorted(r.case.id for r in results if not r.missed),
         "missed": [
             {
                 "case": r.case.id,

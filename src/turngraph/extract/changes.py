@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from turngraph.extract import gazetteers as gz
+from turngraph.extract import vocab as v
 from turngraph.extract.clauses import is_verb
 from turngraph.extract.clauses import tokens as tokenize
 from turngraph.extract.findings import TurnState
@@ -315,6 +316,16 @@ class ChangeRules(TurnState):
         me = self._speaker()
         self.out.attribute(me, "learning", f"{said} in {field}" if field else said)
         school = self._words(m.group("school"))
-        school = school[: next((i for i, w in enumerate(school) if w.lower() in _SCHOOL_ENDS), 4)]
+        ends = [
+            i
+            for i, w in enumerate(school)
+            if w.lower() in _SCHOOL_ENDS
+            or (
+                w.lower() in ("in", "on", "since", "from")
+                and i + 1 < len(school)
+                and school[i + 1].lower() in gz.WEEKDAY_MONTH | v.TIME_WORDS
+            )
+        ]
+        school = school[: ends[0] if ends else 4]  # "Globis University in October"
         if school and school[0][:1].isupper() and school[0].lower() not in gz.NOT_NAMES:
             self._school(me, school)
