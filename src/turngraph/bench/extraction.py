@@ -363,6 +363,32 @@ def score_coverage(turns: Sequence[TurnItems], golds: Sequence[Gold]) -> None:
                 break
 
 
+def coverage_by_correct(
+    turns: Sequence[TurnItems], golds: Sequence[Gold], labels: dict[str, Any]
+) -> dict[str, Any]:
+    """Coverage counting only items labelled correct, over the gold observations whose
+    evidence turns are all labelled."""
+    marks: dict[str, dict[str, str]] = labels.get("turns", {})
+    by_turn = {(t.conversation, t.dia_id): t for t in turns}
+    scored = covered = 0
+    for gold in golds:
+        keys = [f"{gold.conversation}:{dia}" for dia in gold.evidence]
+        if not all(k in marks for k in keys):
+            continue
+        scored += 1
+        for dia, key in zip(gold.evidence, keys, strict=True):
+            turn = by_turn.get((gold.conversation, dia))
+            good = [i for i in (turn.items if turn else ()) if marks[key].get(i.key()) == "correct"]
+            if any(states_same_fact(i, gold.text, gold.speaker) for i in good):
+                covered += 1
+                break
+    return {
+        "gold": scored,
+        "covered": covered,
+        "coverage": round(covered / scored, 4) if scored else None,
+    }
+
+
 def _quantiles(values: Sequence[float]) -> dict[str, float]:
     v = sorted(values)
     if not v:
@@ -395,6 +421,11 @@ def precision(turns: Sequence[TurnItems], labels: dict[str, Any]) -> dict[str, A
             counts[label] += 1
             per_kind.setdefault(item.kind, Counter())[label] += 1
     judged = counts["correct"] + counts["wrong"] + counts["noise"]
+    facts = Counter[str]()
+    for kind, c in per_kind.items():
+        if kind != "entity":
+            facts.update(c)
+    named = per_kind.get("entity", Counter())
     return {
         "turns": counts["turns"],
         "items": judged,
@@ -411,6 +442,10 @@ def precision(turns: Sequence[TurnItems], labels: dict[str, Any]) -> dict[str, A
         "by_kind": {
             kind: round(c["correct"] / sum(c.values()), 4) for kind, c in sorted(per_kind.items())
         },
+        # Bare names (entity items) apart: precision of the facts, and of the names.
+        "facts_precision": round(facts["correct"] / sum(facts.values()), 4) if facts else None,
+        "facts": sum(facts.values()),
+        "names_precision": round(named["correct"] / sum(named.values()), 4) if named else None,
         "unlabelled": len(unlabelled),
         "unlabelled_items": unlabelled[:50],
     }
@@ -458,6 +493,7 @@ def run_locomo(
     }
     if labels is not None:
         report["precision"] = precision(all_turns, labels)
+        report["coverage_correct"] = coverage_by_correct(all_turns, all_golds, labels)
     report["_turns"] = all_turns
     report["_golds"] = all_golds
     return report
@@ -749,6 +785,8 @@ def render(report: dict[str, Any]) -> str:
                 f"{p['precision_without_noise']} leaving noise aside; "
                 f"{p['unlabelled']} items without a label)"
             )
+    if "heldout" in report and "overall" in report:
+        lines += ["", *side_by_side(report, report["heldout"])]
     if "suite" in report:
         s = report["suite"]
         lines += [
@@ -764,9 +802,91 @@ def render(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _cov(c: dict[str, Any] | None) -> str:
+    if not c or c.get("coverage") is None:
+        return "-"
+    return f"{c['coverage']:.3f} ({c['covered']}/{c['gold']})"
+
+
+def side_by_side(dev: dict[str, Any], held: dict[str, Any]) -> list[str]:
+    """Development and held-out figures in one table (held-out text was never tuned on)."""
+
+    def cov(r: dict[str, Any]) -> str:
+        o = r["overall"]
+        return f"{(o['coverage'] or 0):.3f} ({o['covered']}/{o['gold']})"
+
+    def prec(r: dict[str, Any], key: str) -> str:
+        p = r.get("precision")
+        if not p or p.get(key) is None:
+            return "-"
+        return f"{p[key]:.3f}"
+
+    rows = [
+        ("turns read", str(dev["overall"]["turns"]), str(held["overall"]["turns"])),
+        ("gold-fact coverage", cov(dev), cov(held)),
+        (
+            "gold-fact coverage, items labelled correct only",
+            _cov(dev.get("coverage_correct")),
+            _cov(held.get("coverage_correct")),
+        ),
+        (
+            "precision, facts (noise counts as not correct)",
+            prec(dev, "facts_precision"),
+            prec(held, "facts_precision"),
+        ),
+        ("precision, bare names", prec(dev, "names_precision"), prec(held, "names_precision")),
+        ("precision, all items", prec(dev, "precision"), prec(held, "precision")),
+        (
+            "precision leaving noise aside",
+            prec(dev, "precision_without_noise"),
+            prec(held, "precision_without_noise"),
+        ),
+    ]
+    kinds = sorted(
+        set((dev.get("precision") or {}).get("by_kind", {}))
+        | set((held.get("precision") or {}).get("by_kind", {}))
+    )
+    for kind in kinds:
+        d = (dev.get("precision") or {}).get("by_kind", {}).get(kind)
+        h = (held.get("precision") or {}).get("by_kind", {}).get(kind)
+        rows.append(
+            (
+                f"precision, {kind}",
+                "-" if d is None else f"{d:.3f}",
+                "-" if h is None else f"{h:.3f}",
+            )
+        )
+    for r, name in ((dev, "development"), (held, "held-out")):
+        p = r.get("precision")
+        if p:
+            rows.append(
+                (
+                    f"labelled turns / items / unlabelled ({name})",
+                    *(
+                        (f"{p['turns']} / {p['items']} / {p['unlabelled']}", "")
+                        if name == "development"
+                        else ("", f"{p['turns']} / {p['items']} / {p['unlabelled']}")
+                    ),
+                )
+            )
+    rows.append(
+        (
+            "extraction ms per turn, p95",
+            f"{dev['ms_per_turn']['p95']}",
+            f"{held['ms_per_turn']['p95']}",
+        )
+    )
+    out = ["| measure | development | held-out |", "|---|---|---|"]
+    out += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    return out
+
+
 def public(report: dict[str, Any]) -> dict[str, Any]:
     """The report without its working data (for ``--json``)."""
-    return {k: v for k, v in report.items() if not k.startswith("_")}
+    out = {k: v for k, v in report.items() if not k.startswith("_")}
+    if "heldout" in out:
+        out["heldout"] = public(out["heldout"])
+    return out
 
 
 def dump_items(report: dict[str, Any], out: Path) -> None:

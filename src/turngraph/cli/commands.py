@@ -363,12 +363,7 @@ def cmd_bench_extraction(args: argparse.Namespace) -> None:
 
     # TURNGRAPH_EXTRACTOR=llm (with TURNGRAPH_LLM_*) measures the language-model extractor.
     extractor = extractor_from_settings(ServerSettings.load().core())
-    labels = None
-    if args.labels:
-        try:
-            labels = json.loads(Path(args.labels).read_text("utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ValidationError(f"cannot read --labels: {exc}", field="labels") from None
+    labels = _labels_file(args.labels, "labels")
     report: dict[str, Any] = {}
     if args.files:
         report = extraction.run_locomo(
@@ -376,6 +371,17 @@ def cmd_bench_extraction(args: argparse.Namespace) -> None:
             extractor=extractor,
             labels=labels,
             max_turns=args.max_turns,
+            log=lambda line: print(line, file=sys.stderr),
+        )
+    if args.heldout:
+        if not report:
+            raise ValidationError("--heldout is scored beside development files", field="files")
+        held_labels = _labels_file(args.heldout_labels, "heldout_labels")
+        report["heldout"] = extraction.run_locomo(
+            _locomo_paths(args.heldout),
+            extractor=extractor,
+            labels=held_labels,
+            max_turns=args.heldout_turns or args.max_turns,
             log=lambda line: print(line, file=sys.stderr),
         )
     if args.suite:
@@ -388,6 +394,17 @@ def cmd_bench_extraction(args: argparse.Namespace) -> None:
     if args.json_out:
         out = extraction.public(report)
         Path(args.json_out).write_text(json.dumps(out, indent=2, default=str) + "\n", "utf-8")
+
+
+def _labels_file(path: str | None, name: str) -> dict[str, Any] | None:
+    if not path:
+        return None
+    try:
+        found: dict[str, Any] = json.loads(Path(path).read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        flag = "--" + name.replace("_", "-")
+        raise ValidationError(f"cannot read {flag}: {exc}", field=name) from None
+    return found
 
 
 def cmd_bench_currency(args: argparse.Namespace) -> None:

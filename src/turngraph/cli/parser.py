@@ -388,6 +388,16 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     )
     b.add_argument("files", nargs="*", help="LoCoMo conversation JSON files or folders")
     b.add_argument("--labels", metavar="FILE", help="precision labels (JSON) to score against")
+    b.add_argument(
+        "--heldout",
+        nargs="+",
+        metavar="FILE",
+        help="held-out LoCoMo files, scored beside the development ones (never tuned on)",
+    )
+    b.add_argument("--heldout-labels", metavar="FILE", help="precision labels of the held-out")
+    b.add_argument(
+        "--heldout-turns", type=int, help="only the first N turns of each held-out conversation"
+    )
     b.add_argument("--suite", metavar="FILE", help="the labelled suite to run as well")
     b.add_argument("--max-turns", type=int, help="only the first N turns of each conversation")
     b.add_argument("--dump", metavar="OUT", help="write each turn's items as JSON lines")
