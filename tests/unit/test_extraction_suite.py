@@ -98,3 +98,24 @@ def test_no_case_that_passed_fails_now() -> None:
     assert lost == [], {case: missed.get(case) for case in lost}
     ids = {c.id for c in parse_suite(SUITE.read_text("utf-8"))}
     assert listed <= ids, sorted(listed - ids)  # a listed case still exists
+
+
+def test_held_out_figures_count_noise_as_not_correct_and_names_apart() -> None:
+    """Precision of facts leaves bare names out and counts noise against; coverage by
+    correct items ignores a matching item a reader judged wrong."""
+    from turngraph.bench.extraction import Gold, Item, TurnItems, coverage_by_correct, precision
+
+    pets = Item("attr", "Ana", "pets", "dog")
+    walks = Item("action", "Ana", "walk", "dog in the park")
+    name = Item("entity", "Ana", "person")
+    turn = TurnItems("c", "D1:1", "Ana", "I walk my dog in the park", [pets, walks, name], 1.0)
+    labels = {
+        "turns": {"c:D1:1": {pets.key(): "correct", walks.key(): "noise", name.key(): "correct"}}
+    }
+    p = precision([turn], labels)
+    assert (p["facts_precision"], p["names_precision"], p["precision"]) == (0.5, 1.0, 0.6667)
+    gold = Gold("c", "Ana", "Ana has a dog she walks in the park", ("D1:1",))
+    assert coverage_by_correct([turn], [gold], labels)["covered"] == 1
+    labels["turns"]["c:D1:1"][pets.key()] = "wrong"
+    labels["turns"]["c:D1:1"][walks.key()] = "wrong"
+    assert coverage_by_correct([turn], [gold], labels)["covered"] == 0
