@@ -246,3 +246,13 @@ def test_a_500_keeps_the_connection_open(failing_server: str) -> None:
             head = _read_response(sock)
             assert head.startswith(b"HTTP/1.1 500"), head
             assert b"connection: close" not in head.lower()
+
+
+@pytest.mark.parametrize("path", ["/api/v1/edges/query", "/v1/memories/edges/recall"])
+def test_a_lone_surrogate_in_a_label_filter_is_refused(edges: Running, path: str) -> None:
+    auth = {"Authorization": f"Bearer {edges.admin_key}"}
+    body = b'{"query": "rome", "labels": ["ok", "\\ud800"]}'
+    r = httpx.post(f"{edges.url}{path}", headers={**auth, **JSON}, content=body)
+    assert r.status_code == 400, r.text
+    assert "surrogate" in r.json()["message"]
+    assert "labels[1]" in r.text

@@ -351,3 +351,18 @@ def test_a_result_over_the_limit_is_refused_or_cut(
                 assert "narrow the request" in listed["note"]
 
     asyncio.run(run())
+
+
+def test_a_refused_request_nested_deep_is_still_refused_plainly(server: Running) -> None:
+    deep = "[" * 50_000 + "]" * 50_000
+    body = '{"jsonrpc": "2.0", "id": 7, "method": "ping", "params": ' + deep + "}"
+    admin = {"Authorization": f"Bearer {server.admin_key}"}
+    for headers, status in (({}, 401), (admin, 400)):
+        r = httpx2.post(
+            f"{server.url}/mcp",
+            content=body,
+            headers={**headers, "Content-Type": "application/json"},
+        )
+        assert r.status_code == status, r.text
+        assert r.json()["error"]["message"] == r.json()["message"]
+        assert r.json()["id"] is None

@@ -55,7 +55,9 @@ def verify_slack_request(
             provider="slack",
             reason="unsigned",
         )
-    if not stamp.isdigit():
+    # Seconds since 1970 in ASCII digits: a few thousand digits would not even parse, and
+    # "²" passes str.isdigit.
+    if not (stamp.isascii() and stamp.isdigit() and len(stamp) <= 12):
         raise WebhookRefusedError(
             "X-Slack-Request-Timestamp is not a number", provider="slack", reason="bad timestamp"
         )

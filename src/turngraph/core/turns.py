@@ -27,6 +27,7 @@ from turngraph.core.validate import (
     check_speaker,
     check_triple_entities,
     fingerprint,
+    normalize_labels,
     optional_text,
     parse_datetime,
     required_text,
@@ -75,21 +76,6 @@ class _Replayed(Exception):
     def __init__(self, stored: str) -> None:
         super().__init__("replayed")
         self.stored = stored
-
-
-def _labels(labels: object, limits: Limits) -> list[str]:
-    if labels is None:
-        return []
-    if isinstance(labels, str) or not isinstance(labels, Sequence):
-        raise ValidationError("labels must be a list of strings", field="labels")
-    out: list[str] = []
-    for i, label in enumerate(labels):
-        text = required_text(label, field=f"labels[{i}]", limit=limits.label_chars)
-        if text not in out:
-            out.append(text)
-    if len(out) > limits.labels_per_turn:
-        raise ValidationError(f"at most {limits.labels_per_turn} labels per turn", field="labels")
-    return out
 
 
 class Tails:
@@ -200,7 +186,7 @@ class TurnOps(SessionOps):
         )
         mode = self._infer(infer)
         category = self._category(memory_category)
-        tags = _labels(labels, self._limits)
+        tags = normalize_labels(labels, self._limits)
         if mode == "triples":
             check_triple_entities(triples, field="triples")
         if links:
@@ -306,7 +292,7 @@ class TurnOps(SessionOps):
                     required=True,
                 )
             )
-        tags = _labels(labels, self._limits)
+        tags = normalize_labels(labels, self._limits)
         key = self._turn_key(idempotency_key)
         request = {
             "messages": parsed,

@@ -78,6 +78,23 @@ def required_text(
     return _bounded(text, limit, field=field, **context)
 
 
+def normalize_labels(labels: object, limits: Limits) -> list[str]:
+    """A turn's labels (or a filter by labels): strings, each checked like any text (no lone
+    surrogate, no NUL), stripped, unique, at most ``limits.labels_per_turn``."""
+    if labels is None:
+        return []
+    if isinstance(labels, str) or not isinstance(labels, Sequence):
+        raise ValidationError("labels must be a list of strings", field="labels")
+    out: list[str] = []
+    for i, label in enumerate(labels):
+        text = required_text(label, field=f"labels[{i}]", limit=limits.label_chars)
+        if text not in out:
+            out.append(text)
+    if len(out) > limits.labels_per_turn:
+        raise ValidationError(f"at most {limits.labels_per_turn} labels per turn", field="labels")
+    return out
+
+
 def optional_text(value: object, *, field: str, limit: int, multiline: bool = False) -> str | None:
     if value is None:
         return None

@@ -520,7 +520,7 @@ async def _jsonrpc_error(request: Request, refusal: _Refusal) -> JSONResponse:
     if request.method == "POST":
         try:
             payload = json.loads(await request.body())
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deep to parse
             payload = None
         if isinstance(payload, dict) and isinstance(payload.get("id"), str | int):
             request_id = payload["id"]

@@ -23,7 +23,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from turngraph.config import Limits
-from turngraph.core.validate import name_key, normalize_tags, parse_datetime
+from turngraph.core.validate import (
+    name_key,
+    normalize_labels,
+    normalize_tags,
+    parse_datetime,
+)
 from turngraph.errors import ValidationError
 from turngraph.models import MemoryContext, RecallResult
 from turngraph.recall.assemble import ATTRIBUTE_HITS, Bounds, Early, assemble
@@ -225,7 +230,7 @@ class RecallOps:
             since=lo,
             until=hi,
             session_id=session_id,
-            labels=tuple(str(label) for label in labels or ()),
+            labels=tuple(normalize_labels(labels, self._limits)),
         )
         with self._store.read(self._id) as tx:
             if entity is not None:
