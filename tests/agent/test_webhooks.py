@@ -19,6 +19,7 @@ import uvicorn
 
 import turngraph
 from turngraph.agent.fake_telegram import FakeTelegram, fake_telegram
+from turngraph.agent.ledger import EventLedger
 from turngraph.agent.runner import RespondArgs, TurnRunner
 from turngraph.agent.slack import SlackTurnAdapter, SlackWebAPI
 from turngraph.agent.telegram import TelegramBotAPI, TelegramTurnAdapter
@@ -128,6 +129,59 @@ def test_forged_unsigned_and_replayed_slack_requests_are_refused(
     assert turns(mem) == before
 
 
+def test_a_slack_message_is_answered_once_across_retries_replays_and_a_restart(
+    mem: turngraph.Memory, tmp_path: Path
+) -> None:
+    failures = [RuntimeError("the model timed out")]
+
+    def flaky(args: RespondArgs) -> str:
+        if failures:
+            raise failures.pop()
+        return f"Noted: {args.input}"
+
+    body = slack_event("my sister is called Ines", "1712.000100")
+    taken = tmp_path / "slack-events.sqlite"
+    with fake_slack() as fake:
+
+        def adapter() -> SlackTurnAdapter:
+            api = SlackWebAPI("xoxb-test", base_url=fake.base_url)
+            runner = TurnRunner(namespace="helper", memory=mem)
+            return SlackTurnAdapter(runner, api, signing_secret=SECRET, ledger=EventLedger(taken))
+
+        before = turns(mem)
+        with serve(webhook_app(adapter(), flaky)) as url:
+            # The first try fails before any reply: its claim is given back.
+            r = httpx.post(url, content=body, headers=signed(body))
+            assert r.status_code == 500
+            assert (fake.posts, turns(mem)) == ([], before)
+            # Slack's retry of it runs the turn.
+            retry = {**signed(body), "X-Slack-Retry-Num": "1", "X-Slack-Retry-Reason": "http_error"}
+            r = httpx.post(url, content=body, headers=retry)
+            assert (r.status_code, r.json()["status"]) == (200, "handled")
+            stored = turns(mem)
+            assert stored > before
+            # The same signed request again, and Slack's second retry: acknowledged, skipped.
+            for headers in (signed(body), {**retry, "X-Slack-Retry-Num": "2"}):
+                r = httpx.post(url, content=body, headers=headers)
+                assert r.status_code == 200
+                assert r.json() == {
+                    "status": "skipped",
+                    "reason": "message already taken (a retry or replay)",
+                }
+        # After a restart the ledger on disk still knows the message.
+        with serve(webhook_app(adapter(), flaky)) as url:
+            r = httpx.post(url, content=body, headers=signed(body))
+            assert r.json()["status"] == "skipped"
+            other = slack_event("and my brother is Tomas", "1712.000200")
+            r = httpx.post(url, content=other, headers=signed(other))
+            assert r.json()["status"] == "handled"
+        assert [p["text"] for p in fake.posts] == [
+            "Noted: my sister is called Ines",
+            "Noted: and my brother is Tomas",
+        ]
+    assert turns(mem) == stored + (stored - before)
+
+
 def test_a_slack_adapter_without_a_signing_secret_refuses_every_request() -> None:
     body = slack_event("hi", "1.1")
     with pytest.raises(WebhookRefusedError, match="no Slack signing secret"):
@@ -175,7 +229,7 @@ def test_telegram_webhooks_need_the_secret_token_and_replays_are_skipped(
 
     replay = httpx.post(url, content=body, headers={header: TOKEN})
     assert replay.status_code == 200
-    assert replay.json()["reason"] == "update already received (a replay)"
+    assert replay.json()["reason"] == "update already received (a retry or replay)"
     assert turns(mem) == after_one
     assert len(fake.sent()) == 1
 

@@ -5,6 +5,11 @@ turned into turns; bot messages, edits and other subtypes are skipped. A convers
 channel plus the root thread's timestamp (a top-level message is its own root), and every
 reply goes into that thread with ``chat.postMessage``, whose receipt (``ok`` and ``ts``) is
 checked. Talks to the Web API over httpx with a configurable base URL.
+
+Each message is answered once: its channel and timestamp are claimed in an
+:class:`~turngraph.agent.ledger.EventLedger` before the turn runs, so Slack's retries
+(``X-Slack-Retry-Num``, sent when the first request was not answered within three seconds)
+and replays of a signed request are acknowledged and skipped.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 
 import httpx
 
+from turngraph.agent.ledger import EventLedger
 from turngraph.agent.runner import (
     Conversation,
     ProviderAPIError,
@@ -142,14 +148,22 @@ class SlackTurnAdapter:
     :meth:`handle_request` takes an HTTP request as it arrived and checks its signature with
     ``signing_secret`` first (every request is refused when none is set); :meth:`handle`
     takes an envelope already authenticated (Socket Mode, or a caller's own check).
+    ``ledger`` remembers the messages already taken; give it a file
+    (``EventLedger("slack-events.sqlite")``) to keep them across restarts.
     """
 
     def __init__(
-        self, runner: TurnRunner, api: SlackWebAPI, *, signing_secret: str | None = None
+        self,
+        runner: TurnRunner,
+        api: SlackWebAPI,
+        *,
+        signing_secret: str | None = None,
+        ledger: EventLedger | None = None,
     ) -> None:
         self.runner = runner
         self.api = api
         self.signing_secret = signing_secret
+        self.ledger = ledger if ledger is not None else EventLedger()
 
     async def handle_request(
         self, body: bytes, headers: Mapping[str, str], respond: Callable[[RespondArgs], Any]
@@ -167,18 +181,27 @@ class SlackTurnAdapter:
         message = read_slack_event(envelope)
         if isinstance(message, str):
             return SlackHandled("skipped", reason=message)
+        # The message, not the event_id: a retry or replay carries both unchanged, and a
+        # message reaching the app through a second event is still one message.
+        taken = f"{message.channel}:{message.ts}"
+        if not self.ledger.claim("slack", taken):
+            return SlackHandled("skipped", message, "message already taken (a retry or replay)")
         conversation = Conversation("slack", conversation_key(message.channel, message.root_ts))
 
         async def send(text: str) -> SlackReceipt:
             return await send_slack_text(self.api, message.channel, text, thread_ts=message.root_ts)
 
-        result = await self.runner.run(
-            conversation=conversation,
-            input=message.text,
-            respond=respond,
-            deliver=send,
-            acknowledge=send,
-            confirm_delivery=lambda r: r.ok and bool(r.ts),
-            extra={"message": message},
-        )
+        try:
+            result = await self.runner.run(
+                conversation=conversation,
+                input=message.text,
+                respond=respond,
+                deliver=send,
+                acknowledge=send,
+                confirm_delivery=lambda r: r.ok and bool(r.ts),
+                extra={"message": message},
+            )
+        except BaseException:
+            self.ledger.release("slack", taken)  # Slack's next retry runs it again
+            raise
         return SlackHandled("handled", message, result=result)

@@ -12,13 +12,13 @@ httpx with a configurable base URL.
 from __future__ import annotations
 
 import logging
-from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
+from turngraph.agent.ledger import EventLedger
 from turngraph.agent.runner import (
     Conversation,
     ProviderAPIError,
@@ -31,7 +31,6 @@ from turngraph.agent.webhooks import read_json, verify_telegram_request
 
 log = logging.getLogger("turngraph.telegram")
 LIMIT = 4096
-REPLAY_MEMORY = 4096  # update ids remembered to skip a replayed webhook
 MESSAGE_KEYS = ("message", "edited_message", "business_message", "channel_post")
 
 
@@ -274,31 +273,35 @@ class TelegramTurnAdapter:
         owner_chat: str | None,
         allow_groups: bool = False,
         secret_token: str | None = None,
+        ledger: EventLedger | None = None,
     ) -> None:
         self.runner = runner
         self.api = api
         self.owner_chat = owner_chat
         self.allow_groups = allow_groups
         self.secret_token = secret_token
-        self._seen: deque[int] = deque(maxlen=REPLAY_MEMORY)
+        self.ledger = ledger if ledger is not None else EventLedger()
 
     async def handle_request(
         self, body: bytes, headers: Mapping[str, str], respond: Callable[[RespondArgs], Any]
     ) -> Handled:
-        """Check the webhook's secret token, skip an update already received (a replay), then
-        handle it.
+        """Check the webhook's secret token, skip an update already taken (a retry or
+        replay), then handle it.
 
         Raises :class:`~turngraph.agent.webhooks.WebhookRefusedError` for a missing or wrong
         token and ``ValidationError`` for a body that is not JSON."""
         verify_telegram_request(self.secret_token or "", headers=headers)
         update = read_json(body, "telegram")
         update_id = update.get("update_id") if isinstance(update, dict) else None
-        if isinstance(update_id, int) and update_id in self._seen:
-            return Handled("skipped", None, "update already received (a replay)")
-        handled = await self.handle(update, respond)
-        if isinstance(update_id, int):  # only once handled: a failed one may be retried
-            self._seen.append(update_id)
-        return handled
+        if not isinstance(update_id, int) or isinstance(update_id, bool):
+            return await self.handle(update, respond)
+        if not self.ledger.claim("telegram", str(update_id)):
+            return Handled("skipped", None, "update already received (a retry or replay)")
+        try:
+            return await self.handle(update, respond)
+        except BaseException:
+            self.ledger.release("telegram", str(update_id))  # a failed one may be retried
+            raise
 
     async def handle(self, update: Any, respond: Callable[[RespondArgs], Any]) -> Handled:
         message = read_telegram_message(update)

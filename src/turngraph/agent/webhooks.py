@@ -4,7 +4,8 @@ A webhook URL is public, so anyone can post to it. Slack signs each request: the
 ``X-Slack-Signature`` is ``v0=`` and the hex HMAC-SHA256 of ``v0:{timestamp}:{body}`` under
 the app's signing secret, with the timestamp in ``X-Slack-Request-Timestamp``; a request
 whose timestamp is more than five minutes from now is refused, so a captured request cannot
-be replayed later. Telegram sends the secret token given to ``setWebhook`` in
+be replayed later; within them, a retry or replay is skipped by the adapter's ledger
+(:mod:`turngraph.agent.ledger`). Telegram sends the secret token given to ``setWebhook`` in
 ``X-Telegram-Bot-Api-Secret-Token``; it carries no timestamp, so a replay is recognised by its
 ``update_id`` and skipped (Telegram numbers updates in order and retries with the same id).
 
