@@ -17,6 +17,7 @@ import uvicorn
 import turngraph
 from turngraph.config import Settings
 from turngraph.server import ServerSettings, create_app
+from turngraph.server.connections import uvicorn_config
 
 
 @dataclass
@@ -55,9 +56,9 @@ def running(path: Path, *, core: Settings | None = None, **settings: Any) -> Ite
         db.access.create_principal("admin", admin=True, kind="human")
     _, admin_key = db.access.create_key("admin")
     port = free_port()
-    app = create_app(ServerSettings(db=str(path), port=port, **settings), db=db)
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    srv = uvicorn.Server(config)
+    server_settings = ServerSettings(db=str(path), port=port, **settings)
+    app = create_app(server_settings, db=db)
+    srv = uvicorn.Server(uvicorn_config(app, server_settings))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20

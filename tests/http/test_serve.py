@@ -16,6 +16,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import pytest
+
+from turngraph.errors import ValidationError
 
 from .conftest import free_port
 
@@ -206,3 +209,19 @@ def test_the_postgres_pool_is_sized_from_the_environment(tmp_path: Path) -> None
         assert done.returncode == 1, done.stderr
         assert f"TURNGRAPH_POSTGRES_{name} must be" in done.stderr
     assert not (tmp_path / "t.db").exists()  # refused before anything was created
+
+
+@pytest.mark.parametrize(
+    ("name", "raw"),
+    [
+        ("HEAD_TIMEOUT_SECONDS", "0"),
+        ("BODY_TIMEOUT_SECONDS", "-1"),
+        ("BODY_TIMEOUT_SECONDS", "nan"),
+        ("CONNECTIONS_PER_CLIENT", "0"),
+    ],
+)
+def test_a_connection_bound_no_server_can_keep_is_refused_naming_it(name: str, raw: str) -> None:
+    from turngraph.server import ServerSettings
+
+    with pytest.raises(ValidationError, match=f"TURNGRAPH_{name} must be"):
+        ServerSettings.load({f"TURNGRAPH_{name}": raw})

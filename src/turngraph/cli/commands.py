@@ -483,6 +483,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
 
     from turngraph.server import ServerSettings, create_app
     from turngraph.server.bootstrap import banner, first_start
+    from turngraph.server.connections import uvicorn_config
 
     logging.getLogger("mcp").setLevel(logging.WARNING)  # the SDK's per-session notices
     settings = ServerSettings.load(host=args.host, port=args.port, db=args.db)
@@ -494,8 +495,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
         app = create_app(settings, db=db, freeze=True)
         url = f"http://{settings.host}:{settings.port}"
         print(f"turngraph: serving {db.url} on {url} (inspector: {url}/ui/)")
-        config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning")
-        _serve_until_stopped(uvicorn.Server(config), sock)
+        _serve_until_stopped(uvicorn.Server(uvicorn_config(app, settings)), sock)
 
 
 def _serve_until_stopped(server: Any, sock: socket.socket) -> None:

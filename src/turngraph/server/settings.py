@@ -26,6 +26,12 @@ class ServerSettings:
     # A request still running after this long is answered with 503 (the work it started
     # finishes or rolls back on its own; writes are atomic).
     request_timeout_seconds: float = 30.0
+    # A slow client's bounds (server/connections.py): a request's headers must arrive within
+    # this many seconds of its first byte, its body within body_timeout_seconds after them,
+    # and one address holds at most connections_per_client connections (503 beyond).
+    head_timeout_seconds: float = 10.0
+    body_timeout_seconds: float = 60.0
+    connections_per_client: int = 100
     # The admin key adopted on first start with an empty database (else one is generated).
     admin_key: str | None = field(default=None, repr=False)
     # Core settings passed to the database.
@@ -41,6 +47,19 @@ class ServerSettings:
     postgres_pool_timeout_seconds: float = _CORE.postgres_pool_timeout_seconds
 
     def __post_init__(self) -> None:
+        for name in ("head_timeout_seconds", "body_timeout_seconds"):
+            if not 0 < getattr(self, name) < math.inf:
+                raise ValidationError(
+                    f"TURNGRAPH_{name.upper()} must be a number of seconds above 0, got "
+                    f"{getattr(self, name)}",
+                    field=name,
+                )
+        if self.connections_per_client < 1:
+            raise ValidationError(
+                "TURNGRAPH_CONNECTIONS_PER_CLIENT must be at least 1, got "
+                f"{self.connections_per_client}",
+                field="connections_per_client",
+            )
         if self.postgres_pool_size < 1:
             raise ValidationError(
                 f"TURNGRAPH_POSTGRES_POOL_SIZE must be at least 1, got {self.postgres_pool_size}",
