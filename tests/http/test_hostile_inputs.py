@@ -256,3 +256,18 @@ def test_a_lone_surrogate_in_a_label_filter_is_refused(edges: Running, path: str
     assert r.status_code == 400, r.text
     assert "surrogate" in r.json()["message"]
     assert "labels[1]" in r.text
+
+
+def test_a_huge_session_limit_gets_one_bounded_page(edges: Running) -> None:
+    mem = edges.db.create_memory("many-sessions")
+    for _ in range(205):
+        mem.create_session()
+    auth = {"Authorization": f"Bearer {edges.admin_key}"}
+    for limit in ("9223372036854775808", str(10**29)):
+        r = httpx.get(
+            f"{edges.url}/v1/memories/many-sessions/sessions",
+            params={"limit": limit},
+            headers=auth,
+        )
+        assert r.status_code == 200, r.text
+        assert (len(r.json()["sessions"]), r.json()["has_more"]) == (200, True)
