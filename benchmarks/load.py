@@ -12,6 +12,8 @@ seconds (a person typing) before the next turn. Every request goes through the m
 over real HTTP. Prints requests per second, p50/p99 per operation and every error; "recall, in
 the server" is the time each recall took inside the server (``queryMs`` of its response), so
 the rest of a recall's time is HTTP, authentication and waiting for the server's threads.
+On SQLite it also samples the write-ahead log's size twice a second and prints its peak
+(``--think 0`` for sustained writes beside concurrent reads).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -116,6 +119,37 @@ async def run(
     return lat, errors, time.monotonic() - began
 
 
+class WalSampler:
+    """The size of ``{path}-wal`` twice a second while the load runs (None: not SQLite)."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.peak = self.last = self.database = 0
+        self.per_minute: list[int] = []
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        if path is not None:
+            self._thread.start()
+
+    def _run(self) -> None:
+        assert self.path is not None
+        wal = Path(f"{self.path}-wal")
+        started = time.monotonic()
+        while not self._done.wait(0.5):
+            size = wal.stat().st_size if wal.exists() else 0
+            self.peak, self.last = max(self.peak, size), size
+            minute = int((time.monotonic() - started) // 60)
+            while len(self.per_minute) <= minute:
+                self.per_minute.append(0)
+            self.per_minute[minute] = max(self.per_minute[minute], size)
+        self.database = self.path.stat().st_size
+
+    def stop(self) -> None:
+        self._done.set()
+        if self.path is not None:
+            self._thread.join()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=50)
@@ -171,7 +205,9 @@ def main() -> None:
             # a full pass over this process's heap, and count it as the server's latency.
             gc.collect()
             gc.freeze()
+            wal = WalSampler(None if args.postgres else Path(path))
             lat, errors, took = asyncio.run(run(bases, keys, args.seconds, args.think))
+            wal.stop()
         finally:
             for server in servers:
                 server.terminate()
@@ -193,6 +229,12 @@ def main() -> None:
             f"{pct(values, 99):.1f} |"
         )
     print(f"| all | {total} | {total / took:.1f} | | |")
+    if wal.path is not None:
+        print(
+            f"\nwrite-ahead log: peak {wal.peak / 1e6:.1f} MB, at the end {wal.last / 1e6:.1f} MB, "
+            f"beside a database of {wal.database / 1e6:.1f} MB; peak per minute (MB): "
+            + ", ".join(f"{v / 1e6:.0f}" for v in wal.per_minute)
+        )
     print(f"\nerrors: {len(errors)}")
     for e in errors[:20]:
         print("  " + e)

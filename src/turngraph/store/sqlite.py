@@ -118,6 +118,14 @@ IDLE_CONNECTIONS = 8
 # The log size past which the checkpointer copies it into the database file: SQLite's own
 # default threshold (1,000 pages of 4 KiB).
 CHECKPOINT_BYTES = 4_096_000
+# The log size past which the checkpointer also empties it. A copy that leaves the log in
+# place lets SQLite write from its start again only at a moment no reader still uses it;
+# under sustained writes beside concurrent readers that moment never comes, and the log grew
+# to 1.6 GB beside a 166 MB database. Past this size the checkpointer holds the writers back,
+# waits for the readers of older snapshots (reads take milliseconds), copies the rest and
+# truncates the log to nothing.
+WAL_LIMIT_BYTES = 64_000_000
+TRUNCATE_WAIT_MS = 2_000
 # Commits between two looks at the log's size.
 CHECKPOINT_EVERY = 16
 
@@ -126,16 +134,23 @@ class _Checkpointer:
     """Checkpoints the write-ahead log from a daemon thread of its own, so that no commit
     pays for it. Writers call :meth:`committed`; every :data:`CHECKPOINT_EVERY` commits the
     thread looks at the log's size and, past :data:`CHECKPOINT_BYTES`, checkpoints on a
-    connection leased from the store's pool (no connection, and no open file, of its own)."""
+    connection leased from the store's pool (no connection, and no open file, of its own);
+    past :data:`WAL_LIMIT_BYTES` it truncates the log, holding ``writers`` (the store's
+    file lock) so that this process's writers queue instead of spinning on SQLite's lock."""
 
     def __init__(
-        self, path: Path, lease: Callable[[], AbstractContextManager[sqlite3.Connection]]
+        self,
+        path: Path,
+        lease: Callable[[], AbstractContextManager[sqlite3.Connection]],
+        writers: threading.Lock,
     ) -> None:
         self._lease = lease
+        self._writers = writers
         self._wal = Path(f"{path}-wal")
         self._wake = threading.Event()
         self._stopping = False
         self._commits = 0
+        self.truncations = 0
         self._thread = threading.Thread(target=self._run, name="turngraph-checkpoint", daemon=True)
         self._thread.start()
 
@@ -152,9 +167,24 @@ class _Checkpointer:
                 return
             # A failure (the store closing, a busy file) is retried at the next wake.
             with contextlib.suppress(OSError, sqlite3.Error, StoreError):
-                if os.stat(self._wal).st_size >= CHECKPOINT_BYTES:
-                    with self._lease() as conn:
-                        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                self.checkpoint()
+
+    def checkpoint(self) -> None:
+        size = os.stat(self._wal).st_size
+        if size < CHECKPOINT_BYTES:
+            return
+        with self._lease() as conn:
+            conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        if size >= WAL_LIMIT_BYTES:
+            with self._writers, self._lease() as conn:
+                # Writers wait for this: give up after 2 s (a long read) and retry later.
+                previous = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+                conn.execute(f"PRAGMA busy_timeout={TRUNCATE_WAIT_MS}")
+                try:
+                    busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+                finally:
+                    conn.execute(f"PRAGMA busy_timeout={int(previous)}")
+            self.truncations += busy == 0
 
     def close(self) -> None:
         self._stopping = True
@@ -187,7 +217,7 @@ class SQLiteStore(AccessRows):
             raise StoreError(
                 f"cannot open SQLite database {self.path}: {exc}", path=str(self.path)
             ) from exc
-        self._checkpointer = _Checkpointer(self.path, self._lease)
+        self._checkpointer = _Checkpointer(self.path, self._lease, self._file_lock)
 
     # -- connections -----------------------------------------------------------------------
 
