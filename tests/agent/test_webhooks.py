@@ -235,3 +235,54 @@ def test_telegram_webhooks_need_the_secret_token_and_replays_are_skipped(
 
     r = httpx.post(url, content=b"{not json", headers={header: TOKEN})
     assert r.status_code == 400
+
+
+def test_hostile_webhook_requests_never_answer_5xx(
+    slack_hook: tuple[str, FakeSlack], telegram_hook: tuple[str, FakeTelegram]
+) -> None:
+    """Every field of a signed Slack event and of a Telegram update, and the headers that
+    authenticate them, holding each hostile value of the route fuzz: refused (400, 401) or
+    handled or skipped (200), never a 5xx."""
+    from ..http.test_fuzz_routes import DEEP, DEEP_JSON, HOSTILE
+
+    def encode(value: Any) -> bytes:
+        return json.dumps(value).replace(json.dumps(DEEP), DEEP_JSON).encode()
+
+    slack_url, _ = slack_hook
+    telegram_url, _ = telegram_hook
+    statuses: dict[int, int] = {}
+
+    def post(url: str, body: bytes, headers: dict[str, str]) -> None:
+        r = httpx.post(url, content=body, headers=headers, timeout=30)
+        assert r.status_code < 500, (url, body[:120], r.text[:200])
+        statuses[r.status_code] = statuses.get(r.status_code, 0) + 1
+
+    event = {"type": "message", "channel": "C1", "user": "U1", "text": "hi", "ts": "1.1"}
+    for i, value in enumerate(HOSTILE):
+        for name in ("type", "channel", "user", "text", "ts", "thread_ts", "subtype", "bot_id"):
+            body = encode({"type": "event_callback", "event": {**event, name: value}})
+            post(slack_url, body, signed(body))
+        for name in ("type", "event", "challenge"):
+            body = encode({"type": "event_callback", "event": event, name: value})
+            post(slack_url, body, signed(body))
+        if (
+            isinstance(value, str)
+            and value.isascii()
+            and value.isprintable()
+            and value == value.strip()
+        ):
+            good = signed(b"{}")
+            post(slack_url, b"{}", {**good, "X-Slack-Request-Timestamp": value})
+            post(slack_url, b"{}", {**good, "X-Slack-Signature": value})
+            post(telegram_url, b"{}", {"X-Telegram-Bot-Api-Secret-Token": value})
+        token = {"X-Telegram-Bot-Api-Secret-Token": TOKEN}
+        message = json.loads(telegram_update(1000 + i, "hi"))["message"]
+        for name in ("text", "chat", "from", "message_id", "reply_to_message", "date"):
+            update = {"update_id": 5000 + 10 * i, "message": {**message, name: value}}
+            post(telegram_url, encode(update), token)
+        post(telegram_url, encode({"update_id": value, "message": message}), token)
+        post(telegram_url, encode({"update_id": 9000 + i, "message": value}), token)
+    for whole in (b"[" * 50_000 + b"]" * 50_000, b"\xff\xfe not json", b"null", b"[]"):
+        post(slack_url, whole, signed(whole))
+        post(telegram_url, whole, {"X-Telegram-Bot-Api-Secret-Token": TOKEN})
+    assert set(statuses) == {200, 400, 401}, statuses

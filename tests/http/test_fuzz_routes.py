@@ -5,8 +5,9 @@ bodies that are huge, deeply nested or not JSON. Fails on any 5xx, on an error w
 message, and on a refused request that changed any table (row counts of every table before
 and after).
 
-``make test`` sends a fixed sample per route (default 30 of about 100); set
-``TURNGRAPH_FUZZ_PER_ROUTE=all`` for every combination (figures in docs/benchmarks.md).
+``make test`` sends every combination (about 7,000 requests, 40 s); set
+``TURNGRAPH_FUZZ_PER_ROUTE=30`` for a fixed sample of 30 per route. The same values go to
+every argument of every MCP tool through ``/mcp`` (figures in docs/benchmarks.md).
 Where :mod:`tests.http.test_schema` lets schemathesis generate well-typed requests, this sends
 the values that broke the server before.
 """
@@ -29,7 +30,7 @@ import pytest
 from .conftest import Running, running
 
 MAX_BODY = 64_000
-_per_route = os.environ.get("TURNGRAPH_FUZZ_PER_ROUTE", "30")
+_per_route = os.environ.get("TURNGRAPH_FUZZ_PER_ROUTE", "all")
 PER_ROUTE: int | None = None if _per_route == "all" else int(_per_route)
 
 
@@ -125,7 +126,8 @@ def _baseline(doc: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _fields(doc: dict[str, Any], schema: dict[str, Any]) -> Iterator[tuple[str, ...]]:
-    """Paths of the body's fields: top-level properties and those of list items."""
+    """Paths of the body's fields: top-level properties, those of list items, and a list's
+    single item when the items are not objects (``labels: [VALUE]``)."""
     schema = _resolve(doc, schema)
     for name, prop in schema.get("properties", {}).items():
         yield (name,)
@@ -134,12 +136,17 @@ def _fields(doc: dict[str, Any], schema: dict[str, Any]) -> Iterator[tuple[str, 
             item = _resolve(doc, items)
             for sub in item.get("properties", {}):
                 yield (name, "0", sub)
+            if item.get("type") != "object":
+                yield (name, "[]")
 
 
 def _with(body: dict[str, Any], where: tuple[str, ...], value: Any) -> dict[str, Any]:
     out = json.loads(json.dumps(body))
     if len(where) == 1:
         out[where[0]] = value
+        return out
+    if where[1] == "[]":
+        out[where[0]] = [value]
         return out
     name, _, sub = where
     items = out.get(name) if isinstance(out.get(name), list) and out[name] else [{}]
@@ -350,3 +357,135 @@ def test_every_route_survives_hostile_values_with_a_clear_message_and_no_partial
     )
     assert report.failures == [], "\n".join(report.failures[:30])
     assert report.routes >= 57
+
+
+# -- /mcp: every tool, every argument --------------------------------------------------------
+
+MCP_HEADERS = {
+    "X-Turngraph-Memory": "fuzz",
+    "Content-Type": "application/json",
+    "Accept": "application/json, text/event-stream",
+}
+
+
+def _call(n: int, tool: str, arguments: Any) -> bytes:
+    request = {
+        "jsonrpc": "2.0",
+        "id": n,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    }
+    return _encode(request)
+
+
+def mcp_cases(tools: list[dict[str, Any]]) -> list[tuple[str, bytes]]:
+    """Each tool's baseline call, then each argument holding each hostile value (and, for a
+    list, a list of it); then whole bodies nested deep, not JSON, or of the wrong kind."""
+    out: list[tuple[str, bytes]] = []
+    for tool in tools:
+        name, schema = tool["name"], tool["inputSchema"]
+        base = {
+            arg: 1 if arg == "proposal_id" else BASE.get(arg, "x")
+            for arg in schema.get("required", [])
+        }
+        out.append((name, _call(len(out), name, base)))
+        for arg, prop in schema.get("properties", {}).items():
+            listed = prop.get("type") == "array" or any(
+                alt.get("type") == "array" for alt in prop.get("anyOf", [])
+            )
+            for value in HOSTILE:
+                out.append((name, _call(len(out), name, {**base, arg: value})))
+                if listed:
+                    out.append((name, _call(len(out), name, {**base, arg: [value]})))
+        out.append((name, _call(len(out), name, DEEP)))
+        out.append((name, _call(len(out), name, "not an object")))
+    for whole in (
+        b"[" * 50_000 + b"]" * 50_000,
+        b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": ' + b"[" * 5_000 + b"]" * 5_000,
+        b"not json \xff\xfe",
+        b"[]",
+        b"null",
+        b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/list"}',
+    ):
+        out.append(("whole body", whole))
+    destructive = ("delete_", "forget", "accept_", "reject_")
+    return sorted(out, key=lambda c: c[0].startswith(destructive))
+
+
+def _mcp_outcome(r: httpx.Response) -> tuple[bool, str]:
+    """Whether the call was refused, and the message it gave (JSON-RPC error or tool error)."""
+    try:
+        body = r.json()
+    except ValueError:
+        return r.status_code >= 400, ""
+    if not isinstance(body, dict):
+        return True, ""
+    error = body.get("error")
+    if isinstance(error, dict):
+        return True, str(error.get("message", "")).strip()
+    result = body.get("result")
+    if isinstance(result, dict) and result.get("isError"):
+        content = result.get("content") or [{}]
+        return True, str(content[0].get("text", "")).strip()
+    return r.status_code >= 400, "ok"
+
+
+def run_mcp_fuzz(srv: Running) -> Report:
+    headers = {"Authorization": f"Bearer {srv.admin_key}", **MCP_HEADERS}
+    counts = Counts(srv.db.store.path)  # type: ignore[attr-defined]
+    report = Report()
+    try:
+        with httpx.Client(base_url=srv.url, timeout=60, headers=headers) as http:
+            listed = http.post("/mcp", content=b'{"jsonrpc":"2.0","id":0,"method":"tools/list"}')
+            tools = listed.json()["result"]["tools"]
+            report.routes = len(tools)
+            for tool, body in mcp_cases(tools):
+                before = counts()
+                what = f"{tool} {body[:100]!r}"
+                report.requests += 1
+                # A whole body is also sent without a key, and without naming a memory: the
+                # refusals read the body too.
+                variants: list[dict[str, str]] = [{}]
+                if tool == "whole body":
+                    variants += [{"Authorization": ""}, {"X-Turngraph-Memory": ""}]
+                try:
+                    for variant in variants:
+                        r = http.post(
+                            "/mcp",
+                            content=body,
+                            headers={**headers, **variant} if variant else None,
+                        )
+                        if r.status_code >= 500:
+                            break
+                except httpx.TransportError as exc:
+                    report.failures.append(f"connection dropped ({exc!r}): {what}")
+                    continue
+                if r.status_code >= 500:
+                    report.failures.append(f"{r.status_code} {what}: {r.text[:200]}")
+                    continue
+                refused, message = _mcp_outcome(r)
+                if refused and not message:
+                    report.failures.append(f"{r.status_code} refused without a message: {what}")
+                elif refused and counts() != before:
+                    report.failures.append(f"refused after a partial write: {what}: {message}")
+                elif "Traceback" in message or (
+                    "Error executing tool" in message and "validation error" not in message
+                ):
+                    report.failures.append(
+                        f"an internal error reached the caller: {what}: {message[:200]}"
+                    )
+    finally:
+        counts.conn.close()
+    return report
+
+
+@pytest.mark.slow
+def test_every_mcp_tool_survives_hostile_arguments_with_a_message_and_no_partial_write(
+    tmp_path: Path,
+) -> None:
+    with running(tmp_path / "fuzz-mcp.db", max_body_bytes=MAX_BODY) as srv:
+        seed(srv)
+        report = run_mcp_fuzz(srv)
+    print(f"mcp fuzz: {report.routes} tools, {report.requests} calls, {len(report.failures)}")
+    assert report.failures == [], "\n".join(report.failures[:30])
+    assert report.routes >= 29

@@ -25,6 +25,11 @@ KEEP_SECONDS = 24 * 3600
 MAX_ID_CHARS = 256
 
 
+def _key(event_id: str) -> str:
+    # Ids come from request bodies: a lone surrogate would not encode, so escape it.
+    return event_id[:MAX_ID_CHARS].encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class EventLedger:
     """Event ids already taken, per provider. ``path`` None keeps them in memory only."""
 
@@ -47,7 +52,7 @@ class EventLedger:
     def claim(self, provider: str, event_id: str, *, now: float | None = None) -> bool:
         """Take ``event_id``: True the first time, False while an earlier claim stands."""
         at = time.time() if now is None else now
-        key = event_id[:MAX_ID_CHARS]
+        key = _key(event_id)
         with self._lock:
             self._claims += 1
             if self._claims % 500 == 1:
@@ -71,7 +76,7 @@ class EventLedger:
         with self._lock:
             self._db.execute(
                 "DELETE FROM taken_events WHERE provider = ? AND event_id = ?",
-                (provider, event_id[:MAX_ID_CHARS]),
+                (provider, _key(event_id)),
             )
 
     def close(self) -> None:

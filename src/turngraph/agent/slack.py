@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 import httpx
 
@@ -50,6 +50,17 @@ class SlackMessage:
     user: str | None = None
 
 
+def _slack_id(value: object) -> TypeGuard[str]:
+    """A channel id or a message timestamp as Slack writes them ("C0123ABCD", "1712.000100")."""
+    return (
+        isinstance(value, str)
+        and 0 < len(value) <= 64
+        and value.isascii()
+        and value.isprintable()
+        and " " not in value
+    )
+
+
 def read_slack_event(envelope: Any) -> SlackMessage | str:
     """The message of an Events API envelope, or why it is skipped."""
     if not isinstance(envelope, dict) or envelope.get("type") != "event_callback":
@@ -62,15 +73,17 @@ def read_slack_event(envelope: Any) -> SlackMessage | str:
     if event.get("subtype") == "message_changed" or event.get("edited"):
         return "edited message"
     if event.get("subtype"):
-        return f"message subtype {event['subtype']}"
+        return f"message subtype {str(event['subtype'])[:40]!r}"
     channel, ts = event.get("channel"), event.get("ts")
-    if not isinstance(channel, str) or not channel or not isinstance(ts, str) or not ts:
+    if not (_slack_id(channel) and _slack_id(ts)):
         return "unusable Slack message"
     text = event.get("text")
     if not isinstance(text, str) or not text.strip():
         return "empty message text"
-    root = event.get("thread_ts") if isinstance(event.get("thread_ts"), str) else ts
-    return SlackMessage(channel, ts, root or ts, text, event.get("user"))
+    thread = event.get("thread_ts")
+    root = thread if _slack_id(thread) else ts
+    user = event.get("user")
+    return SlackMessage(channel, ts, root, text, user if isinstance(user, str) else None)
 
 
 class SlackWebAPI:

@@ -115,6 +115,10 @@ def read_json(body: bytes, provider: str) -> Any:
         raise ValidationError(
             f"the {provider} request body is not JSON", provider=provider
         ) from exc
+    except RecursionError:
+        raise ValidationError(
+            f"the {provider} request body is nested too deep", provider=provider
+        ) from None
 
 
 def webhook_app(adapter: RequestAdapter, respond: Callable[[RespondArgs], Any]) -> Any:
@@ -124,17 +128,23 @@ def webhook_app(adapter: RequestAdapter, respond: Callable[[RespondArgs], Any]) 
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
+    class _Ascii(JSONResponse):
+        # What a request sent may come back in a reason or a challenge: escaped, so that a
+        # lone surrogate cannot fail the answer.
+        def render(self, content: Any) -> bytes:
+            return json.dumps(content, separators=(",", ":")).encode()
+
     async def receive(request: Request) -> JSONResponse:
         body = await request.body()
         try:
             outcome = await adapter.handle_request(body, request.headers, respond)
         except WebhookRefusedError as exc:
-            return JSONResponse({"message": exc.message}, status_code=401)
+            return _Ascii({"message": exc.message}, status_code=401)
         except ValidationError as exc:
-            return JSONResponse({"message": exc.message}, status_code=400)
+            return _Ascii({"message": exc.message}, status_code=400)
         challenge = getattr(outcome, "challenge", None)
         if challenge is not None:
-            return JSONResponse({"challenge": challenge})
-        return JSONResponse({"status": outcome.status, "reason": outcome.reason})
+            return _Ascii({"challenge": challenge})
+        return _Ascii({"status": outcome.status, "reason": outcome.reason})
 
     return Starlette(routes=[Route("/", receive, methods=["POST"])])
