@@ -214,3 +214,21 @@ def test_a_first_name_is_not_proposed_when_two_surnames_share_it_or_nobody_said_
     _chat(mem, ("Dana", "I'm Dana and I work at Globex."))
     _chat(mem, ("Sam", "I met Dana Smith at the gym."))
     assert mem.consolidate() == []
+
+
+def test_names_that_look_alike_across_scripts_are_proposed_with_the_letter_named(
+    mem: turngraph.Memory,
+) -> None:
+    mem.add_observation(title="a", content="a", entities=[entity("Alice Moreau", "Our auditor")])
+    mem.add_observation(  # a Cyrillic capital A
+        title="b", content="b", entities=[entity("\u0410lice Moreau", "Sent the invoice")]
+    )
+    mem.add_observation(  # both wholly in one script each: two different names
+        title="c", content="c", entities=[entity("Вова", "A friend"), entity("Boba", "A cat")]
+    )
+    proposals = mem.consolidate()
+    pairs = [_names(p) for p in proposals]
+    assert pairs == [{"Alice Moreau", "\u0410lice Moreau"}]
+    (reason,) = proposals[0].reasons
+    assert "look the same" in reason
+    assert "U+0410 CYRILLIC CAPITAL LETTER A) looks like 'A'" in reason

@@ -95,3 +95,22 @@ def test_fingerprints_ignore_key_order_but_not_values() -> None:
     assert a == fingerprint("op", {"b": [1, 2], "a": 1})
     assert a != fingerprint("op", {"a": 1, "b": [2, 1]})
     assert a != fingerprint("other", {"a": 1, "b": [1, 2]})
+
+
+def test_every_default_ignorable_code_point_folds_out_of_a_name() -> None:
+    """Not a hand list: every code point with the Unicode property, anywhere in the name,
+    and the Braille blank; the display shows none of them at its edges."""
+    import regex
+
+    ignorable = regex.compile(r"\p{Default_Ignorable_Code_Point}")
+    points = [chr(cp) for cp in range(0x110000) if ignorable.match(chr(cp))] + ["\u2800"]
+    assert len(points) > 4000
+    named = "\u034f\u115f\u1160\u17b4\u17b5\u180b\u2800\u3164\ufe00\ufe0f\uffa0"
+    assert set(named) <= set(points)
+    for ch in points:
+        for raw in (f"Al{ch}ice", f"{ch}Alice", f"Alice{ch}"):
+            display, key = normalize_name(raw, field="name", limit=200)
+            assert key == "alice", (hex(ord(ch)), raw)
+            assert (display[0], display[-1]) == ("A", "e"), (hex(ord(ch)), display)
+    with pytest.raises(ValidationError, match="no letter, digit or symbol"):
+        normalize_name("\u3164\u3164", field="name", limit=200)

@@ -6,6 +6,9 @@ Three signals, each cheap and explainable:
   order, organization suffixes ("Corp" / "Corporation" / "Inc") and a leading "the" are
   normalized away;
 - **near-identical names**: the normalized names differ by a typo or two;
+- **look-alike names**: the names read the same once confusable characters are mapped to the
+  one they look like (core/lookalike.py: "Alice" spelled with a Cyrillic capital A, U+0410,
+  and "Alice"), and one of them mixes scripts;
 - **a first name and a full name** ("Maya" / "Maya Okafor"), both people, when someone who
   said one also said the other and no other full name shares the first name (a second
   surname makes the first name ambiguous);
@@ -25,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from turngraph.core.lookalike import lookalike_letters, scripts, skeleton
 from turngraph.store.base import EntityRow
 
 NICKNAMES = {
@@ -114,6 +118,7 @@ ORG_SUFFIXES = {
 _WORD = re.compile(r"\w+")
 # Signals and the score each one gives a pair.
 NAME_VARIANT_SCORE = 0.9
+LOOKALIKE_SCORE = 0.95
 FULL_NAME_SCORE = 0.8
 TYPO_RATIO = 0.9
 DESCRIPTION_RATIO = 0.9
@@ -227,6 +232,27 @@ def find_candidates(
                         b,
                         f"{a.name!r} and {b.name!r} are variants of one name ({vk!r})",
                         NAME_VARIANT_SCORE,
+                    )
+
+    # Look-alikes: equal skeletons, different keys, one name mixing scripts.
+    shapes: dict[str, list[EntityRow]] = defaultdict(list)
+    for e in entities:
+        if not e.key.isascii():
+            shapes[skeleton(e.key)].append(e)
+    for e in entities:
+        if e.key.isascii() and (shape := skeleton(e.key)) in shapes:
+            shapes[shape].append(e)
+    for members in shapes.values():
+        for i, a in enumerate(members):
+            for b in members[i + 1 :]:
+                mixed = len(scripts(a.name)) > 1 or len(scripts(b.name)) > 1
+                if a.key != b.key and mixed and types_compatible(a.type, b.type):
+                    letters = "; ".join(lookalike_letters(a.name, b.name))
+                    note(
+                        a,
+                        b,
+                        f"{a.name!r} and {b.name!r} look the same ({letters or 'confusables'})",
+                        LOOKALIKE_SCORE,
                     )
 
     # Typos: compare variant keys that share their first three characters.

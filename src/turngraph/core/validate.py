@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import regex
+
 from turngraph.config import Limits
 from turngraph.errors import TooLargeError, ValidationError
 
@@ -141,22 +143,36 @@ def _normalized_name(text: str, field: str, limit: int) -> tuple[str, str]:
 _remembered_name = functools.lru_cache(maxsize=1024)(_normalized_name)
 
 
-# Never part of a name as it reads: bidirectional controls and zero-width spaces. Joiners
-# (U+200C, U+200D) shape some scripts and emoji, so a name keeps them inside; its key drops
-# every format character, so the spellings with and without them are one entity.
-_INVISIBLE = dict.fromkeys([0x200B, 0x200E, 0x200F, 0x061C, 0x2060, 0xFEFF, 0x180E])
-_INVISIBLE.update(dict.fromkeys(range(0x202A, 0x202F)))
-_INVISIBLE.update(dict.fromkeys(range(0x2066, 0x206A)))
+# Never part of a name as it reads: every default-ignorable code point (the Unicode property
+# Default_Ignorable_Code_Point: bidirectional and format controls, zero-width spaces, the
+# combining grapheme joiner, variation selectors, Hangul fillers, Khmer inherent vowels, ...)
+# and the Braille blank, which is not in the property but renders as nothing. A display name
+# keeps the joiners and variation selectors that shape what comes before them (emoji
+# sequences, scripts that need a zero-width non-joiner) inside it; its key drops them all, so
+# the spellings with and without them are one entity.
+_IGNORABLE = regex.compile(r"[\p{Default_Ignorable_Code_Point}\u2800]")
+_HIDDEN = regex.compile(
+    r"[[\p{Default_Ignorable_Code_Point}\u2800]--[\u200c\u200d\p{Variation_Selector}]]",
+    flags=regex.VERSION1,
+)
+
+
+# Joiners at the ends join nothing; a variation selector selects a form of a symbol, a digit
+# or a Han ideograph, and of nothing else.
+_LOOSE_ENDS = regex.compile(r"^[\u200c\u200d]+|[\u200c\u200d]+$")
+_IDLE_SELECTOR = regex.compile(
+    r"(?<![\p{S}\p{N}\p{Han}\p{Variation_Selector}])\p{Variation_Selector}"
+)
 
 
 def _visible(text: str) -> str:
-    return text.translate(_INVISIBLE).strip("\u200c\u200d")
+    return _LOOSE_ENDS.sub("", _IDLE_SELECTOR.sub("", _HIDDEN.sub("", text)))
 
 
 def name_key(display: str) -> str:
     """The normalized lookup key of an entity name (see :func:`normalize_name`)."""
     folded = unicodedata.normalize("NFKC", display).casefold()
-    folded = "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
+    folded = _IGNORABLE.sub("", "".join(ch for ch in folded if unicodedata.category(ch) != "Cf"))
     return _WS_RE.sub(" ", folded).strip().strip(_EDGE_PUNCT).strip()
 
 
