@@ -296,17 +296,17 @@ def _end_pet_kind(
         kinds -= {row.value.casefold() for row in tx.current_attributes(other, "species")}
     for row in tx.current_attributes(owner.id, "pets"):
         if row.value.casefold() in kinds:
-            tx.set_attribute_links(
-                row.id, valid_until=at.observed_at, supersedes=row.supersedes, superseded_by=None
-            )
-            stopped.append(
-                Ended(
-                    kind="attribute",
-                    entity_id=entity_ref(owner.type, owner.key),
-                    key="pets",
-                    value=row.value,
-                )
-            )
+            _end_attribute(tx, row, at, stopped, entity_ref(owner.type, owner.key), "pets")
+
+
+def _end_attribute(
+    tx: WriteTx, row: AttributeRow, at: TurnWrite, stopped: list[Ended], ref: str, key: str
+) -> None:
+    """End a current attribute version as of this turn, with nothing after it."""
+    tx.set_attribute_links(
+        row.id, valid_until=at.observed_at, supersedes=row.supersedes, superseded_by=None
+    )
+    stopped.append(Ended(kind="attribute", entity_id=ref, key=key, value=row.value))
 
 
 def _end_linked(
@@ -358,15 +358,7 @@ def _apply_attributes(
                 row for row in tx.current_attributes(entity.id, key) if _same(row.value, value)
             ]
             for row in ended:
-                tx.set_attribute_links(
-                    row.id,
-                    valid_until=at.observed_at,
-                    supersedes=row.supersedes,
-                    superseded_by=None,
-                )
-                stopped.append(
-                    Ended(kind="attribute", entity_id=refs[ekey], key=key, value=row.value)
-                )
+                _end_attribute(tx, row, at, stopped, refs[ekey], key)
                 _end_linked(tx, entity, key, row.value, at, stopped, changed)
             if ended and key not in UNSAID:
                 changed.add(entity.id)
@@ -377,15 +369,7 @@ def _apply_attributes(
         if opposite is not None:  # "I love reggaeton now": no longer among the dislikes
             for row in tx.current_attributes(entity.id, opposite):
                 if _same(row.value, value):
-                    tx.set_attribute_links(
-                        row.id,
-                        valid_until=at.observed_at,
-                        supersedes=row.supersedes,
-                        superseded_by=None,
-                    )
-                    stopped.append(
-                        Ended(kind="attribute", entity_id=refs[ekey], key=opposite, value=row.value)
-                    )
+                    _end_attribute(tx, row, at, stopped, refs[ekey], opposite)
                     changed.add(entity.id)
         # A multi-valued key (opinions) may hold hundreds of values: only those that may be
         # the same value are read, and only their ids and values.
