@@ -670,8 +670,8 @@ def build_parser() -> argparse.ArgumentParser:
             "sessions": lambda a: cli_memory.cmd_sessions(a, _memory),
             "turns": lambda a: cli_memory.cmd_turns(a, _memory),
             "forget": lambda a: cli_memory.cmd_forget(a, _memory),
-            "export": lambda a: cli_memory.cmd_export(a, _memory),
-            "import": lambda a: cli_memory.cmd_import(a, _memory),
+            "export": lambda a: cli_memory.cmd_export(a, _db),
+            "import": lambda a: cli_memory.cmd_import(a, _db),
             "made": lambda a: cli_made.run(a, _memory),
         }
     )

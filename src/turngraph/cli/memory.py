@@ -1,7 +1,7 @@
 """The CLI commands that reach a memory's turns, recall and state: ``remember`` (one turn, or
 many from stdin or a file: one per line, or JSONL), ``recall``, ``state``, ``history``,
-``sessions``, ``turns``, ``forget``, and ``export`` / ``import`` (a memory's conversations
-as JSONL). Each calls the core and renders; ``--json`` prints the
+``sessions``, ``turns``, ``forget``, and ``export`` / ``import`` (whole memories as JSONL,
+:mod:`turngraph.core.transfer`). Each calls the core and renders; ``--json`` prints the
 core's model."""
 
 from __future__ import annotations
@@ -16,11 +16,14 @@ from typing import IO, Any
 
 from pydantic import BaseModel
 
+from turngraph.core.database import Database
 from turngraph.core.memory import Memory
+from turngraph.core.transfer import export_memories, import_memories, json_object
 from turngraph.errors import NotFoundError, ValidationError
 from turngraph.models import RecallResult, RememberResult, State, TurnPage
 
 Open = Callable[..., Memory]
+OpenDb = Callable[..., Database]
 PROGRESS_EVERY = 25  # turns between two progress lines on a long import
 
 
@@ -50,15 +53,7 @@ def _turns_from(stream: IO[str], *, jsonl: bool) -> Iterator[tuple[int, dict[str
         if not jsonl:
             yield number, {"text": line.rstrip("\n")}
             continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValidationError(
-                f"line {number} is not valid JSON: {exc.msg}", field=f"line {number}"
-            ) from None
-        if not isinstance(item, dict):
-            raise ValidationError(f"line {number} must be a JSON object", field=f"line {number}")
-        yield number, item
+        yield number, json_object(line, number)
 
 
 def _render_remember(r: RememberResult) -> str:
@@ -256,75 +251,60 @@ def _open(path: str | None, mode: str, standard: IO[str]) -> AbstractContextMana
     return Path(path).open(mode, encoding="utf-8")
 
 
-def _export_lines(mem: Memory) -> Iterator[dict[str, Any]]:
-    """A memory's conversations as JSONL records: each session (oldest first) then its
-    turns in order, with everything ``import`` needs to write them again."""
-    sessions = []
-    offset = 0
-    while True:
-        page = mem.list_sessions(limit=200, offset=offset)
-        sessions += page.sessions
-        offset += len(page.sessions)
-        if not page.has_more or not page.sessions:
-            break
-    for session in sorted(sessions, key=lambda x: (x.created_at, x.id)):
-        yield {"kind": "session", "id": session.id, "metadata": session.metadata}
-        cursor: str | None = None
-        while True:
-            turns = mem.list_turns(session.id, limit=500, cursor=cursor)
-            for t in turns.turns:
-                yield {
-                    "kind": "turn",
-                    "session_id": t.session_id,
-                    "role": t.role,
-                    "speaker": t.speaker,
-                    "content": t.content,
-                    "observed_at": t.observed_at.isoformat(),
-                    "labels": t.labels,
-                }
-            cursor = turns.next_cursor
-            if not turns.has_more or cursor is None:
-                break
+def _progress(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
-def cmd_export(args: argparse.Namespace, open_memory: Open) -> None:
-    mem = open_memory(args, read_only=True)
-    with _open(args.output, "w", sys.stdout) as sink:
-        for count, record in enumerate(_export_lines(mem), start=1):
-            sink.write(json.dumps(record, ensure_ascii=False) + "\n")
-            if count % (PROGRESS_EVERY * 10) == 0:
-                print(f"exported {count} records", file=sys.stderr, flush=True)
+def cmd_export(args: argparse.Namespace, open_db: OpenDb) -> None:
+    db = open_db(args, read_only=True)
+    if args.all:
+        rows = db.store.list_memories()
+    else:
+        row = db.store.get_memory(args.memory)
+        if row is None:
+            raise NotFoundError(f"no memory named {args.memory!r}", memory=args.memory)
+        rows = [row]
+    if args.output in (None, "-"):
+        written = export_memories(db, rows, sys.stdout, progress=_progress)
+    else:  # written beside the target and renamed: a cut-short export leaves no file
+        target = Path(args.output)
+        partial = target.with_name(target.name + ".partial")
+        try:
+            with partial.open("w", encoding="utf-8") as sink:
+                written = export_memories(db, rows, sink, progress=_progress)
+            partial.replace(target)
+        finally:
+            partial.unlink(missing_ok=True)
+    names = ", ".join(repr(r.name) for r in rows)
+    print(f"exported {len(rows)} memories ({names}): {written} records", file=sys.stderr)
 
 
-def cmd_import(args: argparse.Namespace, open_memory: Open) -> None:
-    mem = open_memory(args)
-    counts = {"sessions": 0, "turns": 0}
+def cmd_import(args: argparse.Namespace, open_db: OpenDb) -> None:
+    from turngraph.recall.index import wait_for_index
+
+    db = open_db(args)
     with _open(args.input, "r", sys.stdin) as source:
-        for number, item in _turns_from(source, jsonl=True):
-            kind = item.get("kind")
-            try:
-                if kind == "session":
-                    mem.create_session(item.get("metadata"), session_id=item["id"])
-                    counts["sessions"] += 1
-                elif kind == "turn":
-                    mem.remember(
-                        item["content"],
-                        session_id=item["session_id"],
-                        role=item.get("role", "user"),
-                        speaker=item.get("speaker"),
-                        observed_at=item.get("observed_at"),
-                        labels=item.get("labels") or (),
-                    )
-                    counts["turns"] += 1
-                    if counts["turns"] % PROGRESS_EVERY == 0:
-                        print(f"imported {counts['turns']} turns", file=sys.stderr, flush=True)
-                else:
-                    raise ValidationError(
-                        f"unknown record kind {kind!r} (session or turn)", field="kind"
-                    )
-            except (KeyError, ValidationError) as exc:
-                raise ValidationError(f"line {number}: {exc}", field=f"line {number}") from None
-    _emit(args, counts, lambda c: f"imported {c['sessions']} sessions, {c['turns']} turns")
+        done = import_memories(
+            db,
+            source,
+            name=None if args.all else args.memory,
+            every=args.all,
+            create=args.create,
+            reextract=args.reextract,
+            progress=_progress,
+        )
+    if db.resume_indexing():  # what was imported is embedded before the command returns
+        _progress("embedding the imported rows")
+        wait_for_index(db.store, timeout=3600)
+
+    def text(items: list[dict[str, Any]]) -> str:
+        lines = []
+        for d in items:
+            counts = ", ".join(f"{v} {k}" for k, v in d["counts"].items() if v)
+            lines.append(f"{d['memory']}: {d['status']}" + (f" ({counts})" if counts else ""))
+        return "\n".join(lines)
+
+    _emit(args, [d.as_dict() for d in done], text)
 
 
 def add_parsers(
@@ -419,17 +399,33 @@ def add_parsers(
     p = add(
         "export",
         handlers["export"],
-        "write the memory's sessions and turns as JSONL (import writes them back)",
-        "turngraph export --memory acme > acme.jsonl",
+        "write a whole memory (or every memory) to a JSONL file that import restores",
+        "turngraph export --memory acme acme.jsonl\nturngraph export --all > everything.jsonl",
+        "db memory",
     )
     p.add_argument("output", nargs="?", help="the file to write (default: stdout)")
+    p.add_argument("--all", action="store_true", help="every memory of the database")
     p = add(
         "import",
         handlers["import"],
-        "write sessions and turns from JSONL made by export (extraction runs again)",
-        "turngraph import --memory copy acme.jsonl",
+        "restore memories from a file made by export, in one transaction each; importing "
+        "the same file again changes nothing",
+        "turngraph import --memory acme --create acme.jsonl\n"
+        "turngraph import --all --create everything.jsonl",
     )
     p.add_argument("input", nargs="?", help="the file to read (default: stdin)")
+    p.add_argument("--all", action="store_true", help="each memory of the file under its own name")
+    p.add_argument(
+        "--create",
+        action="store_true",
+        help="create a memory that does not exist, with the file's settings",
+    )
+    p.add_argument(
+        "--reextract",
+        action="store_true",
+        help="write the sessions and turns again through remember (extraction runs again; "
+        "one transaction per turn) instead of restoring every row as it was",
+    )
 
     p = add("turns", handlers["turns"], "a session's turns", "turngraph turns session:chat-1")
     p.add_argument("session", help="the session id")

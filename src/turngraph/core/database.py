@@ -184,10 +184,12 @@ class Database:
         visibility: str = "private",
         retrieval: RetrievalConfig | dict[str, Any] | None = None,
         organization: str = "default",
+        created_at: datetime | None = None,
     ) -> Memory:
         """Create a memory; its retrieval configuration is fixed from now on. ``organization``
         is whose principals may read it at organization visibility, and where its name is
-        unique (another organization may have a memory of the same name).
+        unique (another organization may have a memory of the same name). ``created_at``
+        (default now) is for a memory restored from an export.
 
         Raises ConflictError if the organization has a memory of that name, ValidationError
         for a bad name,
@@ -209,7 +211,7 @@ class Database:
             name=name,
             visibility=vis,
             retrieval=config.model_dump_json(),
-            now=datetime.now(UTC),
+            now=created_at or datetime.now(UTC),
             organization=check_id(organization, "organization"),
         )
         return Memory(self.store, row, self.extractor)
