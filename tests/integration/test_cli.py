@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import socket
@@ -146,7 +147,10 @@ def test_the_console_script_and_the_demo_run(tmp_path: Path) -> None:
         check=False,
     )
     assert failed.returncode == 1
-    assert failed.stderr == "turngraph: error: no memory named 'missing'\n"
+    assert failed.stderr == (
+        "turngraph: error: no memory named 'missing' "
+        "(create it: turngraph memories create missing)\n"
+    )
 
 
 def test_memories_create_exist_ok_runs_twice(
@@ -333,3 +337,62 @@ def test_serve_says_address_in_use_before_it_claims_to_serve(tmp_path: Path) -> 
     assert "serving" not in done.stdout
     assert "Admin key" not in done.stdout  # no key printed that would then be lost
     assert not db.exists()
+
+
+def _commands() -> list[list[str]]:
+    """Every command and every action of the parser, as argument lists."""
+    found: list[list[str]] = []
+
+    def walk(parser: argparse.ArgumentParser, path: list[str]) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    found.append([*path, name])
+                    walk(sub, [*path, name])
+
+    walk(build_parser(), [])
+    return found
+
+
+LONG_RUNNING = {"serve", "mcp"}  # with no arguments they start serving, as asked
+
+
+def test_every_command_answers_a_usage_error_in_one_line_with_status_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # a fresh folder: no database yet
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    commands = _commands()
+    assert len(commands) > 40
+    for args in commands:
+        with pytest.raises(SystemExit) as bad:
+            main([*args, "--no-such-flag"])
+        err = capsys.readouterr().err
+        assert bad.value.code == 2, args
+        assert err.count("\n") == 1, (args, err)
+        assert "error:" in err, (args, err)
+        assert "--help" in err, (args, err)
+        if args[0] in LONG_RUNNING:
+            continue
+        try:
+            code = main([*args, "--db", str(tmp_path / f"{'-'.join(args)}.db")])
+        except SystemExit as exit:
+            code = exit.code
+        _, err = capsys.readouterr()
+        assert code in (0, 1, 2), (args, code)
+        assert err.count("\n") <= 1, (args, err)
+        assert (code == 0) == (err == ""), (args, code, err)
+
+
+def test_the_first_write_in_a_fresh_folder_creates_the_default_memory_and_no_other(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "fresh.db"
+    code, out, err = run(capsys, db, "remember", "I moved to Leeds", "--speaker", "Dana")
+    assert (code, err) == (0, "")
+    assert "location = Leeds" in out
+    code, _, err = run(capsys, db, "remember", "hello", "--memory", "defualt")
+    assert code == 1
+    assert "create it: turngraph memories create defualt" in err
+    with turngraph.open(db) as opened:
+        assert [m.name for m in opened.list_memories()] == ["default"]

@@ -54,6 +54,9 @@ def _read_text(value: str) -> str:
         raise ValidationError(f"cannot read {value}: {exc.strerror}", field="file") from None
 
 
+DEFAULT_MEMORY = "default"  # the memory a write creates on first use
+
+
 def _db(args: argparse.Namespace, *, read_only: bool = False) -> turngraph.Database:
     """The database of ``--db``. A command that only reads never creates the file."""
     if read_only:
@@ -71,7 +74,17 @@ def _db(args: argparse.Namespace, *, read_only: bool = False) -> turngraph.Datab
 
 
 def _memory(args: argparse.Namespace, *, read_only: bool = False) -> Memory:
-    return _db(args, read_only=read_only).memory(args.memory)
+    """The memory of ``--memory``. A command that writes creates the memory named
+    ``default`` on first use, as the server does; any other name must exist (a typo should
+    not make a memory), and the error says how to create it."""
+    db = _db(args, read_only=read_only)
+    try:
+        return db.memory(args.memory, create=not read_only and args.memory == DEFAULT_MEMORY)
+    except NotFoundError:
+        raise NotFoundError(
+            f"no memory named {args.memory!r} (create it: turngraph memories create {args.memory})",
+            memory=args.memory,
+        ) from None
 
 
 # -- rendering ---------------------------------------------------------------------------------

@@ -200,7 +200,7 @@ def cmd_history(args: argparse.Namespace, open_memory: Open) -> None:
 
 
 def cmd_sessions(args: argparse.Namespace, open_memory: Open) -> None:
-    mem = open_memory(args, read_only=args.action in ("show", "list"))
+    mem = open_memory(args, read_only=args.action in (None, "show", "list"))
     if args.action == "create":
         metadata = None if args.metadata is None else json.loads(args.metadata)
         s = mem.create_session(metadata, session_id=args.id)
@@ -208,8 +208,10 @@ def cmd_sessions(args: argparse.Namespace, open_memory: Open) -> None:
     elif args.action == "delete":
         n = mem.delete_session(args.id)
         _emit(args, {"deleted_turns": n}, lambda d: f"deleted {args.id} ({n} turns)")
-    elif args.action == "list":
-        page = mem.list_sessions(limit=args.limit, offset=args.offset)
+    elif args.action in (None, "list"):  # no action lists, as files and consolidate do
+        page = mem.list_sessions(
+            limit=getattr(args, "limit", 50), offset=getattr(args, "offset", 0)
+        )
         _emit(
             args,
             page,
@@ -324,7 +326,10 @@ def add_parsers(
     p.add_argument("text", nargs="?", help="the message (leave out to read turns from --input)")
     p.add_argument("--input", help="read turns from this file ('-' or none: stdin)")
     p.add_argument("--jsonl", action="store_true", help="each line is a JSON object: text, ...")
-    p.add_argument("--session", help="the session id (default: a new session)")
+    p.add_argument(
+        "--session",
+        help="the session id, session:<key> (created on first use; default: a new session)",
+    )
     p.add_argument(
         "--role",
         default="user",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 import turngraph
 from turngraph.cli import made as cli_made
@@ -25,6 +25,14 @@ COMMON_HELP = {
 }
 
 
+class Parser(argparse.ArgumentParser):
+    """A usage error is one line on stderr (what is wrong, and where the help is) and exit
+    status 2; argparse's own prints the whole usage first."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def _global_flags(parser: argparse.ArgumentParser) -> None:
     """--db, --memory and --json before the command, with their defaults."""
     parser.add_argument(
@@ -38,10 +46,10 @@ def _global_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help=COMMON_HELP["json"])
 
 
-def _common(flags: str) -> argparse.ArgumentParser:
+def _common(flags: str) -> Parser:
     """The global flags a command uses (``flags``: some of "db memory json"), accepted after
     it too; they leave a value given before the command alone."""
-    common = argparse.ArgumentParser(add_help=False)
+    common = Parser(add_help=False)
     for flag in flags.split():
         kind: dict[str, Any] = {"action": "store_true"} if flag == "json" else {}
         common.add_argument(f"--{flag}", default=argparse.SUPPRESS, help=COMMON_HELP[flag], **kind)
@@ -50,7 +58,7 @@ def _common(flags: str) -> argparse.ArgumentParser:
 
 def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
     """The ``turngraph`` command line; ``handlers`` run the commands, by name."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="turngraph",
         description="Memory for agents.",
         epilog="example:\n  turngraph --memory acme entities\n  turngraph serve --port 8765",
