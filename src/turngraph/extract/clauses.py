@@ -22,7 +22,8 @@ from turngraph.extract.lexicon import IRREGULAR, lemma
 # inside one, and giving it back a character at a time is what makes a pattern backtrack.
 _SENTENCE = re.compile(r"(?:[^.!?\n]++|[.!?](?=[^\s.!?]))+(?:[.!?]+|$)|[.!?]+")
 _TOKEN = re.compile(
-    r"n't|'(?:m|re|ve|ll|d|s)\b|[A-Za-z\u00c0-\u024f0-9]+(?:[.&/-][A-Za-z\u00c0-\u024f0-9]+)*"
+    r"n't|'(?:m|re|ve|ll|d|s)\b|[A-Za-z\u00c0-\u024f0-9]+(?:[.&/-][A-Za-z\u00c0-\u024f0-9]+"
+    r"|:[A-Z0-9]+\b)*(?:\+\+|#(?![\w#]))?"  # "CS:GO", "C++", "C#" are one word
     r"(?:'(?!(?:m|re|ve|ll|d|s)\b)[A-Za-z]+)?|[$%]?\d+(?:[.,:]\d+)*|[,;:()\"!?-]"
 )
 _NT = re.compile(r"(?<=[A-Za-z])n't\b")
@@ -561,6 +562,26 @@ def _perfect_after(words: list[str], i: int) -> bool:
     return i < len(words) and (is_past(words[i].lower()) or words[i].lower() in ("been", "gotten"))
 
 
+def _emphatic(nxt: str, nxt2: str) -> bool:
+    """ "I do spot them", "I did finish it": an emphatic "do" before a verb no list knows,
+    seen by the object pronoun or article after it."""
+    return (
+        nxt.isalpha()
+        and nxt not in v.DETERMINERS
+        and nxt not in v.PRONOUN_OBJECTS
+        and nxt not in v.ADVERBS
+        and nxt not in v.PREPOSITIONS
+        and nxt2 in ("them", "it", "him", "her", "us", "me", "the", "a", "an", "my", "this")
+    )
+
+
+def _ing_after_hedge(words: list[str], i: int) -> bool:
+    """An -ing verb at ``i``, perhaps after a hedge or adverb ("about maybe getting")."""
+    while i < len(words) and (words[i].lower() in v.HEDGES or words[i].lower() in v.ADVERBS):
+        i += 1
+    return i < len(words) and is_ing_verb(words[i].lower())
+
+
 def _verb_group(c: Clause, words: list[str], i: int) -> None:
     n = len(words)
     copula = ""  # a form of "be" still waiting for what follows its adverbs or negation
@@ -655,7 +676,9 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
             c.modal = "must"
             i += 2
             continue
-        elif low in v.DO and (nxt in v.NEGATIONS or (is_verb(nxt) and nxt not in ("it", "so"))):
+        elif low in v.DO and (
+            nxt in v.NEGATIONS or (is_verb(nxt) and nxt not in ("it", "so")) or _emphatic(nxt, nxt2)
+        ):
             if low == "did":
                 c.past = True
         elif low == "going" and nxt == "to" and not c.aspect and is_verb(nxt2):
@@ -675,7 +698,7 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
             i += 2
             continue
         elif low in ("thinking", "considering", "dreaming") and (
-            (nxt in ("about", "of") and is_ing_verb(nxt2)) or is_ing_verb(nxt)
+            (nxt in ("about", "of") and _ing_after_hedge(words, i + 2)) or is_ing_verb(nxt)
         ):
             c.modal, c.intent_verb = "intent", lemma(low)
             i += 2 if nxt in ("about", "of") else 1

@@ -135,6 +135,20 @@ def _habit(c: Clause) -> str:
     return " ".join(out)
 
 
+_EATS = frozenset(("eat", "have", "drink", "tolerate", "digest"))
+# What "can't eat X" makes a diet of.
+_FREE_OF = {
+    "gluten": "gluten-free",
+    "wheat": "gluten-free",
+    "dairy": "dairy-free",
+    "lactose": "lactose-free",
+    "milk": "dairy-free",
+    "meat": "vegetarian",
+    "pork": "no pork",
+    "sugar": "sugar-free",
+}
+
+
 class ClauseFacts(TurnState):
     """Facts from one clause, by its verb."""
 
@@ -182,8 +196,19 @@ class ClauseFacts(TurnState):
         who = scratch._who(clause)
         if who is None:
             return
+        if not uncertain and self._cannot_eat(clause, who):
+            return
         scratch._facts(clause, who, time)
         self.used |= scratch.used
+        weighed = clause.modal == "intent" and clause.intent_verb in ("think", "consider")
+        if weighed and not uncertain:
+            # "We're considering adopting a rescue dog": weighed, not decided; a fact it would
+            # set is in doubt, the goal it names stays a goal
+            doubted = [a for a in scratch.out.attributes if a.key != "goals"]
+            if doubted or scratch.out.relations:
+                self.out.attributes += [a for a in scratch.out.attributes if a.key == "goals"]
+                scratch.out.attributes = doubted
+                uncertain = True
         if uncertain:
             claims = [
                 f"{'no longer ' if a.negated else ''}{a.key.replace('_', ' ')} {a.value}"
@@ -220,6 +245,15 @@ class ClauseFacts(TurnState):
         self.out.attributes += [a for a in scratch.out.attributes if a not in self.out.attributes]
         self.out.relations += [r for r in scratch.out.relations if r not in self.out.relations]
         self.out.actions += scratch.out.actions
+
+    def _cannot_eat(self, clause: Clause, who: str) -> bool:
+        """ "i cant eat gluten", "I can't have dairy": a diet, not an ended fact."""
+        if not (clause.negated and clause.modal == "can" and clause.verb in _EATS):
+            return False
+        free = _FREE_OF.get(" ".join(w.lower() for w in noun_phrase(clause.rest, 2)))
+        if free:
+            self.out.attribute(who, "diet", free)
+        return free is not None
 
     def _kin_loss(self, clause: Clause, time: TimeRef | None) -> None:
         """ "my grandma passed away last week": the speaker lost her."""
@@ -295,6 +329,10 @@ class ClauseFacts(TurnState):
             c.verb, c.verb_word, rest = "prepare", "preparing", rest[1:]
             self._action(c, who, [], prep_phrases(rest), time)
             return
+        if verb == "take" and [w.lower() for w in rest[:2]] == ["part", "in"]:
+            c.particle, rest = "part", rest[1:]  # "took part in a charity run"
+            self._action(c, who, noun_phrase(rest), prep_phrases(rest), time)
+            return
         np = noun_phrase(rest)
         lows = [w.lower() for w in rest]
         # "had a great time throwing a party": the noun phrase ran on into the doing
@@ -368,6 +406,17 @@ class ClauseFacts(TurnState):
                 return
             if when is None:
                 return
+        said = [w.lower() for w in c.words[:4]]
+        needed = (c.modal == "must" and not c.past and "had" not in said) or (
+            c.modal == "intent" and c.intent_verb == "need"
+        )
+        offered = c.modal == "can" and ("we" in said or "could" in said)
+        if offered or (needed and self._time(c, time, future=True) is None):
+            # "we can play slot machines", "I could use some help", "I need to find a spot",
+            # "I have to clean": an offer, a wish or a need is no event (a dated need is a
+            # plan: "I have to work Friday"; "I had to dig deep" was done; "I can write
+            # better now" says what the speaker can do)
+            return
         self._action(c, who, np, pps, time)
 
     def _feeling(

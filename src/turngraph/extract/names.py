@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from turngraph.extract import gazetteers as gz
 from turngraph.extract.folded import Folded
 
-_TOKEN = re.compile(r"[A-Za-z\u00c0-\u024f0-9][\w'&.-]*")
+# A word, with what some names carry: "CS:GO", "C++", "C#".
+_TOKEN = re.compile(r"[A-Za-z\u00c0-\u024f0-9][\w'&.-]*(?::[A-Z0-9]+\b)*(?:\+\+|#(?![\w#]))?")
 _CONTRACTED = Folded(r"'(t|ve|re|ll|d|m)$")
 _CONNECTORS = {"of", "de", "la", "le", "da", "van", "von", "der", "del", "&"}
 _GREETING = re.compile(
@@ -199,6 +200,24 @@ def known_name(name: str, known: set[str]) -> bool:
     )
 
 
+# "<name> is a great trail": what the sentence calls it.
+_IS_A = re.compile(r"^\s*(?:is|was|'s)\s+(?:a|an|the|my|our)\s+((?:[a-z-]+\s+){0,3}[a-z]+)")
+_PLACE_HEADS = gz.PLACE_WORDS | frozenset(
+    "trail town village neighbourhood neighborhood restaurant cafe café bar pub spot place "
+    "hike forest hill park garden gym venue suburb country state region".split()
+)
+
+
+def _head(phrase: str) -> str:
+    """The last word of a noun phrase, before a preposition: "great trail to hike" -> trail."""
+    head = ""
+    for w in phrase.split():
+        if w in ("to", "for", "in", "on", "at", "with", "near", "of", "and", "but"):
+            break
+        head = w
+    return head
+
+
 def entity_type(name: str, sentence: str, start: int, end: int, people: set[str]) -> str | None:
     """The type of the span ``name`` at ``sentence[start:end]``; None if it is no entity."""
     low = name.lower()
@@ -246,6 +265,11 @@ def entity_type(name: str, sentence: str, start: int, end: int, people: set[str]
         modifier = None
     if _BRAND.fullmatch(name):
         return "organization"  # "MinaLima", "YouTube": a capital inside a word names a brand
+    if name.endswith(("++", "#")) or ":" in name:
+        return "other"  # "C++", "C#", "CS:GO": languages and games, not places
+    said = _IS_A.match(after)
+    if said and _head(said.group(1)) in _PLACE_HEADS:
+        return "place"  # "Fox Hollow is a great trail to hike"
     if _PLACE_BEFORE.search(before) and len(words) <= 3 and not modifier:
         return "place" if words[0] not in gz.FIRST_NAMES else "person"
     if words[0] in gz.FIRST_NAMES:
@@ -260,6 +284,12 @@ def entity_type(name: str, sentence: str, start: int, end: int, people: set[str]
     ):
         return "person"
     return "other"
+
+
+def _comma_between(sentence: str, a: re.Match[str], b: re.Match[str]) -> bool:
+    """ "Pepper, Precious and Panda": a comma parts two names ("Edinburgh, Scotland" is one
+    place, its country after the comma)."""
+    return "," in sentence[a.end() : b.start()] and b.group(0).lower() not in gz.PLACES
 
 
 def find_names(sentence: str, known: set[str], people: set[str]) -> list[tuple[str, str]]:
@@ -277,6 +307,7 @@ def find_names(sentence: str, known: set[str], people: set[str]) -> list[tuple[s
         while (
             j + 1 < len(tokens)
             and j - i < 5
+            and not _comma_between(sentence, tokens[j], tokens[j + 1])
             and (
                 _capitalized(tokens, j + 1)
                 or (
@@ -294,6 +325,8 @@ def find_names(sentence: str, known: set[str], people: set[str]) -> list[tuple[s
         i = j + 1
         if not name or _vocative(sentence, start, end):
             continue
+        if _job_title(name, sentence[:start]):
+            continue  # "a new job as a Financial Analyst": a title, not an entity
         first_word = start <= opening
         etype = entity_type(name, sentence, start, end, people)
         said_of_someone = _DONE_BY_PERSON.match(sentence[end : end + _WINDOW].lower())
@@ -306,6 +339,17 @@ def find_names(sentence: str, known: set[str], people: set[str]) -> list[tuple[s
             out.append((name, etype))
             last_end = end
     return out
+
+
+_AS_A = re.compile(
+    r"\b(?:as|be|am|is|was|became|become|promoted to)\s+(?:an?|the|our|their)?\s*$", re.I
+)
+
+
+def _job_title(name: str, before: str) -> bool:
+    """A capitalized job title after "as a", "became": "as a Financial Analyst"."""
+    last = name.split()[-1].lower()
+    return last in gz.JOB_WORDS and _AS_A.search(before) is not None
 
 
 _LISTED = re.compile(r"^(?:,? and |, | or |,? & )$")

@@ -33,8 +33,18 @@ _YOU_HAVE_PET = re.compile(
     + "|".join(sorted(gz.PETS, key=len, reverse=True))
     + r")s? (?:named|called) ([A-Z][a-z]+)(?: and ([A-Z][a-z]+))?"
 )
-_SPECIES = Folded(r"\b(" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?\b")
-_SPECIES_OF = {"kitten": "cat", "kitty": "cat", "puppy": "dog", "pup": "dog", "doggo": "dog"}
+_SPECIES = Folded(
+    r"\b(" + "|".join(sorted(gz.PETS | {"puppie", "kittie"}, key=len, reverse=True)) + r")s?\b"
+)
+_SPECIES_OF = {
+    "kitten": "cat",
+    "kitty": "cat",
+    "kittie": "cat",
+    "puppy": "dog",
+    "puppie": "dog",
+    "pup": "dog",
+    "doggo": "dog",
+}
 _PHOTO = Folded(
     r"\b(?:here'?s|here is|this is|check out|look at|take a look at|sharing|sending you|i took)"
     r" (?:a|the|this|my|some|another) (?:quick |recent |new |cute |little )?"
@@ -66,6 +76,12 @@ _GERUND_PRAISE = Folded(
     r"rewarding|fulfilling|calming|soothing|my passion|my favorite|the best|a blast|a great way|"
     r"a fun way|a good way|a nice way|a wonderful way|a huge part of my life|my thing|my escape|"
     r"my happy place|life|therapy|my therapy|my haven|my passion|my stress fix)\b",
+)
+# "Eagles have always mesmerized me": what moves the speaker is something they like.
+_MOVES_ME = Folded(
+    r"^(?:[^,]{0,60},\s*)?((?:the )?[A-Za-z][A-Za-z' -]{0,40}?)\s+(?:(?:have|has|had|'ve)\s+)?"
+    r"(?:always |really |truly |just |totally |never stopped |kind of |kinda )?"
+    r"(?:mesmeri[sz]ed?|fascinated?|captivated?|intrigued?|enchanted?|amazed?)\s+me\b",
 )
 _THING_PRAISE = Folded(
     r"^(?:[^,]{0,60},\s*)?((?:my )?[A-Za-z]+(?: [a-z]+)?)"
@@ -183,7 +199,11 @@ _MY_PET = re.compile(
     r"\b(?:my|our) (" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?,? "
     r"(?:named |called )?([A-Z][a-z]+)(?: and ([A-Z][a-z]+))?"
 )
-_THEIR_NAME = re.compile(r"\b(?:her|his|its|their) names? (?:is|are) ([A-Z][a-z]+)")
+_THEIR_NAME = re.compile(
+    r"\b(?:[Hh]er|[Hh]is|[Ii]ts|[Tt]heir) names? (?:is|are) "
+    r"([A-Z][a-z]+(?:(?:, | and |, and | & )[A-Z][a-z]+)*)"
+)
+_NAME_SEP = re.compile(r", and |, | and | & ")
 _NAME_AGE = re.compile(r"\b([A-Z][a-z]+) \((\d{1,2})\)")
 _STATUS_OF_KIN = {
     "wife": "married",
@@ -202,10 +222,14 @@ def _thing(phrase: str) -> str:
     words = _subject(phrase).split()
     if words[-1] in v.PRONOUN_OBJECTS:
         return ""  # "making it": what "it" is was said elsewhere
+    if len(words) == 1 and words[0] in _LIGHT_GERUNDS:
+        return ""  # "Having fun with friends is the best": having alone names nothing
     return "" if words[0] in _NOT_A_THING else " ".join(words)
 
 
 _NOT_A_THING = v.PRONOUN_OBJECTS | v.SUBJECT_PRONOUNS | {"your", "the"}
+_POSSESSIVES = frozenset("my our his her their your its".split())
+_LIGHT_GERUNDS = frozenset("having getting doing making taking being giving keeping".split())
 
 
 _PART_BREAK = re.compile(r",\s*")
@@ -384,6 +408,10 @@ class PatternRules(TurnState):
             liked = _thing(m.group(1)) if m else ""
             if liked:
                 self.out.attribute(self._speaker(), "likes", liked)
+            m = _MOVES_ME.match(part)
+            moving = _thing(m.group(1)) if m else ""
+            if moving and moving.split()[0] not in _POSSESSIVES and len(moving.split()) <= 4:
+                self.out.attribute(self._speaker(), "likes", moving)
             m = _MATTERS_TO_ME.match(part)
             valued = _thing(m.group(1)) if m else ""
             if valued:
@@ -495,8 +523,8 @@ class PatternRules(TurnState):
                     )
                 )
         m = _THEIR_NAME.search(sentence) if self.last_species else None
-        if m:
-            self._pet(self._speaker(), self.last_species, m.group(1))
+        for name in _NAME_SEP.split(m.group(1)) if m else ():
+            self._pet(self._speaker(), self.last_species, name)  # "Pepper, Precious and Panda"
         for m in _NAME_AGE.finditer(sentence) if "(" in sentence else ():
             if m.group(1).casefold() in self.people:
                 self.out.attribute(self.people[m.group(1).casefold()], "age", m.group(2))

@@ -60,6 +60,16 @@ def strip_articles(words: list[str]) -> list[str]:
     return words
 
 
+# Two-word adverbs of time that end a phrase: "right now", "just now".
+_TIME_PAIRS = {"right": ("now", "away", "then"), "just": ("now", "then")}
+
+
+def ends_phrase(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` opens a two-word adverb of time that ends a phrase."""
+    after = _TIME_PAIRS.get(words[i].lower(), ())
+    return bool(after) and i + 1 < len(words) and words[i + 1].lower() in after
+
+
 def noun_phrase(words: list[str], limit: int = MAX_OBJECT_WORDS) -> list[str]:
     """The noun phrase at the start of ``words``: up to a preposition, a conjunction, a time
     word or punctuation, at most ``limit`` words, without its leading article."""
@@ -106,6 +116,8 @@ def noun_phrase(words: list[str], limit: int = MAX_OBJECT_WORDS) -> list[str]:
             break
         if low in v.NEGATIONS or low in ("anymore", "too", "either", "again", "though"):
             break
+        if out and ends_phrase(words, i):
+            break  # "into The Witcher 3 right now"
         if out and (
             low in v.BE
             or low in v.MODALS
@@ -189,8 +201,10 @@ def gerund(verb: str) -> str:
 def list_items(words: list[str]) -> list[str]:
     """Items of "hiking, biking and swimming" (each a short phrase)."""
     items: list[list[str]] = [[]]
-    for w in words:
+    for i, w in enumerate(words):
         low = w.lower()
+        if ends_phrase(words, i):
+            break  # "The Witcher 3 right now"
         if w == "," or low in ("and", "or", "plus", "&"):
             if items[-1]:
                 items.append([])

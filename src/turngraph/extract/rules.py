@@ -234,6 +234,16 @@ def _capitalize_kin_name(m: re.Match[str]) -> str:
     return m.group(1) + word[0].upper() + word[1:]
 
 
+# A turn of names alone ("Max and Daisy.", "Luna!"), and a question asking a pet's names.
+_NAMES_ONLY = re.compile(r"^((?:[A-Z][a-z]+)(?:(?:, | and |, and | & )[A-Z][a-z]+){0,5})\W*$")
+_NAME_LIST = re.compile(r", and |, | and | & ")
+_ASKED_NAMES = Folded(
+    r"\b(?:what(?:'s| is| are)|what're)\s+(?:your|their|his|her)\s+(?:\w+\s+)?"
+    r"(pets|pet|dogs|dog|cats|cat|puppies|puppy|kittens|kitten|rabbits|rabbit|birds|bird|"
+    r"horses|horse|hamsters|hamster)(?:'s|s'|')?\s+names?\b"
+)
+
+
 class RuleExtractor:
     """The default extractor: English clauses read with word lists, no model, ~1 ms a turn."""
 
@@ -306,9 +316,31 @@ class _Turn(PatternRules, ChangeRules, ClauseFacts, DescriptionRules, KeyedRules
             text = _KIN_NAMED.sub(_capitalize_kin_name, text)
         for i, sentence in enumerate(sentences(text)):
             self._sentence(sentence, first=i == 0)
+        self._named_answer(text)
         self._turn_patterns(text)  # after the sentences: the people they named are known
         self._turn_changes(text)
         return self.out.result(self.used)
+
+    def _named_answer(self, text: str) -> None:
+        """ "Max and Daisy." after "What are your pets' names?": the names answer the question
+        the turn before asked the speaker, and are of the kind it asked about."""
+        if self.ctx.role != "user" or not self.ctx.history:
+            return
+        said_by, asked = self.ctx.history[-1]
+        if said_by.casefold() == self.speaker.casefold() or not asked.rstrip().endswith("?"):
+            return
+        m = _NAMES_ONLY.match(text.strip())
+        kind = _ASKED_NAMES.search(asked)
+        if not m or not kind:
+            return
+        species = kind.group(1).lower().rstrip("s")
+        for name in _NAME_LIST.split(m.group(1)):
+            if species in ("pet", "pup"):
+                pet = self.out.retype(name, "animal")
+                self.used.add(pet.casefold())
+                self.out.relation(self._speaker(), "has_pet", pet)
+            else:
+                self._pet(self._speaker(), species, name)
 
     def _speaker(self) -> str:
         self.used.add(self.speaker.casefold())
