@@ -660,27 +660,8 @@ def _same_correction(have: str, want: str) -> bool:
     return _same_name(h[0], w[0]) and h[1:] == w[1:]
 
 
-def suite_items(extractor: Extractor, path: Path) -> list[tuple[Item, bool]]:
-    """Each attribute and action the extractor gives on the suite's cases, with whether the
-    case expects it: a case lists every item worth recording, so one it does not expect is
-    not (the labels that train the item filter, besides the precision labels)."""
-    cases = {c.id: c for c in parse_suite(path.read_text("utf-8"))}
-    out = []
-    for case_id, items in run_suite(extractor, path, items=True)["items"].items():
-        wanted = [
-            [p.strip() for p in e.split("|")]
-            for e in cases[case_id].expect
-            if not e.startswith(("!", "correction"))
-        ]
-        for item in items:
-            if item.kind in ("attr", "action"):
-                out.append((item, any(_matches(w[0], w[1:], item) for w in wanted)))
-    return out
-
-
-def run_suite(extractor: Extractor, path: Path, *, items: bool = False) -> dict[str, Any]:
-    """Run every case through a real memory and score its expectations, per kind; with
-    ``items``, the report also holds each case's items."""
+def run_suite(extractor: Extractor, path: Path) -> dict[str, Any]:
+    """Run every case through a real memory and score its expectations, per kind."""
     cases = parse_suite(path.read_text("utf-8"))
     recorder = RecordingExtractor(extractor)
     results: list[CaseResult] = []
@@ -724,10 +705,7 @@ def run_suite(extractor: Extractor, path: Path, *, items: bool = False) -> dict[
                 results.append(check_case(case, items, corrections))
         finally:
             db.close()
-    report = summarize_suite(results)
-    if items:
-        report["items"] = {r.case.id: r.items for r in results}
-    return report
+    return summarize_suite(results)
 
 
 def _kind_of(expectation: str) -> str:

@@ -20,7 +20,6 @@ import re
 from dataclasses import replace
 
 from turngraph.extract import gazetteers as gz
-from turngraph.extract import item_filter
 from turngraph.extract import vocab as v
 from turngraph.extract.base import (
     SINGLE_VALUED,
@@ -250,9 +249,6 @@ class RuleExtractor:
 
     name = "rules-en-v2"
 
-    def __init__(self, *, filtered: bool = True) -> None:
-        self.filtered = filtered  # the learned item filter (off to train it)
-
     def extract(self, text: str, context: TurnContext) -> RawExtraction:
         found = _Turn(context).run(text)
         if context.role == "assistant":
@@ -264,28 +260,7 @@ class RuleExtractor:
                 entities=tuple(e for e in found.entities if e.name.casefold() != me)
             )
         recap = _confirmed_recap(text, context)
-        found = _joined(found, recap) if recap is not None else found
-        return _kept(found) if self.filtered else found
-
-
-def _kept(found: RawExtraction) -> RawExtraction:
-    """What the learned item filter keeps: endings and facts of kept keys always."""
-    return replace(
-        found,
-        attributes=tuple(
-            a for a in found.attributes if a.negated or item_filter.keep("attr", a.key, a.value)
-        ),
-        actions=tuple(
-            a
-            for a in found.actions
-            if item_filter.keep(
-                "action",
-                a.verb,
-                f"{a.object or ''} {a.place or ''}".strip(),
-                timed=a.occurred_at is not None,
-            )
-        ),
-    )
+        return _joined(found, recap) if recap is not None else found
 
 
 class _Turn(PatternRules, ChangeRules, ClauseFacts, DescriptionRules, KeyedRules, OpinionRules):
