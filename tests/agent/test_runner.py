@@ -58,6 +58,10 @@ class Spy:
         self.calls.append("save")
         return None if self.no_receipt else self.memory.remember(*args, **kwargs)
 
+    def remember_many(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls.append("save")
+        return None if self.no_receipt else self.memory.remember_many(*args, **kwargs)
+
 
 def turn(
     runner: TurnRunner, text: str, reply: Any = "ok", conversation: Conversation = CHAT, **kw: Any
@@ -325,7 +329,14 @@ def test_persistence_checks_22_to_25(
     assert result.memory_saved
     tag = conversation_tag("life-agent", "telegram", "8587")
     turns = mem.list_turns(runner.session_for(tag)).turns
-    assert [t.content for t in turns] == ["Khaliq: remind me to call mom\nlife-agent: Will do."]
+    # The pair is two turns with their roles (only the user's words make facts about them),
+    # and history shows it as the one entry the labels name.
+    assert [(t.role, t.speaker, t.content) for t in turns] == [
+        ("user", "Khaliq", "remind me to call mom"),
+        ("assistant", None, "Will do."),
+    ]
+    history = asyncio.run(runner.recall_history(tag))
+    assert [h.content for h in history] == ["Khaliq: remind me to call mom\nlife-agent: Will do."]
     calls: list[str] = []
     spy = Spy(mem, calls)
     spy.no_receipt = True
@@ -415,3 +426,14 @@ def test_the_model_is_given_what_memory_holds_first(mem: turngraph.Memory) -> No
     assert [b.id for b in args.context] == ["memory", "p1"]
     off = TurnRunner(namespace="bot", memory=mem, context=[provider], memory_context_tokens=0)
     assert [b.id for b in turn(off, "hi")[1].context] == ["p1"]
+
+
+def test_a_reply_never_makes_facts_about_the_user(mem: turngraph.Memory) -> None:
+    """Saved as one user turn, "User: ...\nAssistant: I work at Google" made the user an
+    employee of Google; the reply is the assistant's turn now."""
+    runner = TurnRunner(namespace="bot", memory=mem, user_label="Dana")
+    turn(runner, "I live in Leeds.", reply="I work at Google as an engineer and I live in Paris.")
+    facts = {(a.entity, a.key, a.value) for a in mem.state().identity.attributes}
+    facts |= {(a.entity, a.key, a.value) for a in mem.state().knowledge.attributes}
+    assert ("Dana", "location", "Leeds") in facts
+    assert not any(value in ("Google", "Paris", "engineer") for _, _, value in facts)

@@ -30,6 +30,7 @@ TURN_KIT_VERSION = turngraph.__version__
 log = logging.getLogger("turngraph.turn")
 _NAMESPACE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 HISTORY_WINDOW = 200  # newest turns of a session read to build the history
+PAIR_LABEL = "pair"  # a turn's user message and reply, saved together as two turns
 
 
 class UnconfirmedTurnDeliveryError(RuntimeError):
@@ -269,47 +270,95 @@ class TurnRunner:
             session, limit=HISTORY_WINDOW, offset=max(0, count - HISTORY_WINDOW)
         )
         now = datetime.fromtimestamp(self.clock(), UTC)
-        live = []
+        live: list[dict[str, Any]] = []
+        user, assistant = self.user_label or "User", self.assistant_label or "Assistant"
         for turn in page.turns:
             labels = dict(label.split("=", 1) for label in turn.labels if "=" in label)
             expires = _parse(labels.get("expires_at"))
             if expires is not None and expires <= now:
                 continue
-            live.append({"content": turn.content, "createdAt": turn.observed_at.isoformat()})
-        return live[-limit:]
+            paired = PAIR_LABEL in turn.labels
+            if paired and turn.role == "assistant" and live and live[-1].get("pair"):
+                # the reply joins its user message: one entry, as the pair was said
+                live[-1] = {
+                    **live[-1],
+                    "content": f"{live[-1]['content']}\n{assistant}: {turn.content}",
+                    "pair": False,
+                }
+                continue
+            content = f"{user}: {turn.content}" if paired else turn.content
+            live.append(
+                {"content": content, "createdAt": turn.observed_at.isoformat(), "pair": paired}
+            )
+        return [{"content": x["content"], "createdAt": x["createdAt"]} for x in live[-limit:]]
 
     async def save(self, tag: str, content: str, *, role: str = "user") -> bool:
+        """Save one record into the conversation's history (the same semantics as the
+        pair: events, a receipt checked, fatal only with ``required_memory``)."""
         text = content.strip()
         if not text:
             raise ValueError("turn memory content cannot be empty")
         if self.memory is None:
             return False
+        return await self._saved(self._save, tag, text, role)
+
+    async def save_pair(self, tag: str, text: str, reply: str) -> bool:
+        """Save a turn's user message and reply as two turns with their roles, in one atomic
+        write: only the user's words make facts about the user (a reply that says "I live in
+        Paris" is the assistant's), and history shows the pair as one entry."""
+        if not text.strip() or not reply.strip():
+            raise ValueError("turn memory content cannot be empty")
+        if self.memory is None:
+            return False
+        return await self._saved(self._save_pair, tag, text.strip(), reply.strip())
+
+    async def _saved(self, call: Callable[..., Any], *args: Any) -> bool:
         try:
-            receipt = await asyncio.to_thread(self._save, tag, text, role)
+            receipt = await asyncio.to_thread(call, *args)
         except Exception as exc:
             _event(logging.WARNING, "turn.memory-save-failed", error=str(exc))
             if self.required_memory:
                 raise
             return False
-        if receipt is None or not getattr(receipt, "turn_id", None):
+        ids = getattr(receipt, "turn_ids", None) or [getattr(receipt, "turn_id", None)]
+        if receipt is None or not all(ids):
             _event(logging.WARNING, "turn.memory-save-unconfirmed")
             if self.required_memory:
                 raise RuntimeError("turn memory save returned no receipt")
             return False
-        _event(logging.INFO, "turn.memory-saved", id=receipt.turn_id)
+        _event(logging.INFO, "turn.memory-saved", id=ids[0])
         return True
 
-    def _save(self, tag: str, text: str, role: str) -> Any:
+    def _labels(self, tag: str, now: datetime) -> tuple[str, list[str]]:
+        """The conversation's session, created if new, and the labels a saved turn gets."""
         assert self.memory is not None
         session = self.session_for(tag)
         self.memory.create_session({"tag": tag}, session_id=session)
-        now = datetime.fromtimestamp(self.clock(), UTC)
         labels = [f"namespace={self.namespace}"]
         if self.ttl_seconds is not None:
             expires = now + timedelta(seconds=self.ttl_seconds)
             labels.append(f"expires_at={expires.isoformat()}")
+        return session, labels
+
+    def _save(self, tag: str, text: str, role: str) -> Any:
+        assert self.memory is not None
+        now = datetime.fromtimestamp(self.clock(), UTC)
+        session, labels = self._labels(tag, now)
         return self.memory.remember(
             text, session_id=session, role=role, labels=labels, observed_at=now
+        )
+
+    def _save_pair(self, tag: str, text: str, reply: str) -> Any:
+        assert self.memory is not None
+        now = datetime.fromtimestamp(self.clock(), UTC)
+        session, labels = self._labels(tag, now)
+        user: dict[str, Any] = {"role": "user", "content": text, "ts": now.isoformat()}
+        if self.user_label:
+            user["speaker"] = self.user_label
+        return self.memory.remember_many(
+            [user, {"role": "assistant", "content": reply, "ts": now.isoformat()}],
+            session_id=session,
+            labels=[*labels, PAIR_LABEL],
         )
 
     async def remember_assistant_message(
@@ -451,15 +500,10 @@ class TurnRunner:
                 f"{self.namespace} final turn delivery returned an unconfirmed receipt"
             )
         saved = False
-        if self.memory is not None and remember is not False:
-            content = (
-                remember
-                if isinstance(remember, str)
-                else f"{self.user_label if self.user_label is not None else 'User'}: {text}\n"
-                f"{self.assistant_label if self.assistant_label is not None else 'Assistant'}: "
-                f"{reply}"
-            )
-            saved = await self.save(tag, content)
+        if self.memory is not None and isinstance(remember, str):
+            saved = await self.save(tag, remember)
+        elif self.memory is not None and remember is not False:
+            saved = await self.save_pair(tag, text, reply)
         _event(
             logging.INFO,
             "turn.completed",
