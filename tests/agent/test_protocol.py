@@ -37,10 +37,10 @@ def test_1_retrieval_finds_what_the_message_names_and_links_it(mem: turngraph.Me
     turns = TurnMemory(mem, conversation_id="c1", platform="test")
     opened = turns.open_turn_sync("t1", user_message="How is Project Falcon going with Acme Corp?")
     assert [e.name for e in opened.retrieved] == ["Project Falcon", "Acme Corp"]
-    assert edges(mem, "c1:t1") == {
-        ("c1:t1", "part_of", "conversation test:c1"),
-        ("c1:t1", "refers_to", "Project Falcon"),
-        ("c1:t1", "refers_to", "Acme Corp"),
+    assert edges(mem, "test:c1:t1") == {
+        ("test:c1:t1", "part_of", "conversation test:c1"),
+        ("test:c1:t1", "refers_to", "Project Falcon"),
+        ("test:c1:t1", "refers_to", "Acme Corp"),
     }
     # A partial name still finds its entity; a miss is skipped, not fatal.
     again = turns.open_turn_sync("t2", user_message='Ask "Falcon" and "Nobody Here" about it')
@@ -65,8 +65,8 @@ def test_3_message_and_its_edges_are_one_write(mem: turngraph.Memory) -> None:
     opened = turns.open_turn_sync("t1", user_message="Tell Alice Moreau the news")
     turn = mem.list_turns(turns.session_id).turns[0]
     backed = {(r.source, r.type, r.target) for r in mem.get_observation(turn.slug).relationships}
-    assert backed == edges(mem, "c3:t1")
-    assert ("c3:t1", "refers_to", "Alice Moreau") in backed
+    assert backed == edges(mem, "python:c3:t1")
+    assert ("python:c3:t1", "refers_to", "Alice Moreau") in backed
     # Deleting the one write removes the message and both kinds of edge together.
     mem.delete_observation(turn.slug)
     with pytest.raises(turngraph.NotFoundError):
@@ -109,11 +109,46 @@ def test_5_replays_collapse_and_conflicts_are_errors(mem: turngraph.Memory) -> N
     assert len(mem.list_turns(turns.session_id).turns) == 1
     with pytest.raises(IdempotencyConflictError):
         turns.open_turn_sync("t1", user_message="something else")
-    # A turn_key stored under one role is refused for the other (here a user turn id
-    # crafted to collide with a reply's key).
-    turns.close_turn_sync("t1", assistant_message="fine")
-    with pytest.raises(ConflictError, match="stored with role 'assistant'"):
-        turns.open_turn_sync("t1:assistant", user_message="collide")
+    # A user turn id spelled like a reply's key is a turn of its own: the parts of a key
+    # are encoded, so it cannot collide.
+    reply = turns.close_turn_sync("t1", assistant_message="fine")
+    crafted = turns.open_turn_sync("t1:assistant", user_message="collide")
+    assert crafted.user.turn_key != reply.turn_key
+    assert crafted.user.stored_turn_id != reply.stored_turn_id
+    # A turn_key stored under one role is still refused for the other.
+    planted = {
+        "type": "conversation_message",
+        "name": turns.turn_key("t2", "assistant"),
+        "description": "user message (human) planted",
+    }
+    target = {"type": "conversation", "name": turns.conversation, "description": "c5"}
+    mem.remember(
+        "planted",
+        session_id=turns.session_id,
+        links=[{"entity": planted, "key": "part_of", "target": target}],
+    )
+    with pytest.raises(ConflictError, match="stored with role 'user'"):
+        turns.close_turn_sync("t2", assistant_message="reply")
+
+
+def test_keys_are_unambiguous_across_conversations_turns_and_platforms(
+    mem: turngraph.Memory,
+) -> None:
+    """Conversation "a-b" turn "c" and conversation "a" turn "b-c" were one key; so were one
+    conversation id on Telegram and on Slack."""
+    first = TurnMemory(mem, conversation_id="a-b").open_turn_sync("c", user_message="one")
+    second = TurnMemory(mem, conversation_id="a").open_turn_sync("b-c", user_message="two")
+    assert first.user.turn_key != second.user.turn_key
+    assert not second.user.replayed
+    telegram = TurnMemory(mem, conversation_id="42", platform="telegram")
+    slack = TurnMemory(mem, conversation_id="42", platform="slack")
+    on_telegram = telegram.open_turn_sync("m1", user_message="from telegram")
+    on_slack = slack.open_turn_sync("m1", user_message="from slack")
+    assert on_telegram.user.turn_key != on_slack.user.turn_key
+    assert mem.get_entity(on_telegram.user.turn_key).name != on_slack.user.turn_key
+    long = TurnMemory(mem, conversation_id="x" * 400).open_turn_sync("t", user_message="long")
+    assert len(long.user.turn_key) <= 180
+    assert telegram.idempotency_key("m1", "user") != slack.idempotency_key("m1", "user")
 
 
 def test_6_results_are_typed_and_their_ids_read_back(mem: turngraph.Memory) -> None:
@@ -126,7 +161,7 @@ def test_6_results_are_typed_and_their_ids_read_back(mem: turngraph.Memory) -> N
     assert stored[opened.user.stored_turn_id].content == "Where is Acme Corp based?"
     assert stored[reply.stored_turn_id].role == "assistant"
     assert stored[reply.stored_turn_id].content == "Acme Corp is in Lyon."
-    assert reply.turn_key == "c6:t1:assistant"
+    assert reply.turn_key == "python:c6:t1:assistant"
     assert turns.open_turns() == []
 
 
@@ -140,8 +175,12 @@ def test_7_the_reply_refers_to_what_it_cites(mem: turngraph.Memory) -> None:
         "t1", assistant_message="Project Falcon is on track.", retrieved=opened.retrieved
     )
     assert reply.refers_to == ["Project Falcon"]
-    assert ("c7:t1:assistant", "refers_to", "Project Falcon") in edges(mem, "c7:t1:assistant")
-    assert ("c7:t1:assistant", "refers_to", "Acme Corp") not in edges(mem, "c7:t1:assistant")
+    assert ("python:c7:t1:assistant", "refers_to", "Project Falcon") in edges(
+        mem, "python:c7:t1:assistant"
+    )
+    assert ("python:c7:t1:assistant", "refers_to", "Acme Corp") not in edges(
+        mem, "python:c7:t1:assistant"
+    )
     explicit = turns.close_turn_sync("t2", assistant_message="Done.", refers_to=["Acme Corp"])
     assert explicit.refers_to == ["Acme Corp"]
 

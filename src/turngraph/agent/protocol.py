@@ -2,12 +2,13 @@
 
 Each message is one atomic ``remember``: the exact text as a turn of the conversation's
 session, plus links, in the same write, from a ``conversation_message`` entity (named by its
-``turn_key``, described with role and sender kind) PART_OF the ``conversation`` entity and
-REFERS_TO the entities the message names (retrieved for a user message; for a reply, those
-it cites: by default the retrieved entities its text mentions). The idempotency key is
-``conversation-{conversation_id}-{turn_id}-{role}``: a replay collapses onto the stored turn,
-the same key with other content is a conflict, and a ``turn_key`` stored under one role is
-refused for the other.
+``turn_key``: ``{platform}:{conversation_id}:{turn_id}``, ``:assistant`` added for a reply,
+each part percent-encoded, so no two conversations or turns share one), described with role
+and sender kind, PART_OF the ``conversation`` entity and REFERS_TO the entities the message
+names (retrieved for a user message; for a reply, those it cites: by default the retrieved
+entities its text mentions). The idempotency key is ``conversation:{turn_key}:{role}``: a
+replay collapses onto the stored turn, the same key with other content is a conflict, and a
+``turn_key`` stored under one role is refused for the other.
 
 It needs only a few calls of a memory (:class:`MemoryCalls`), so it runs against an
 embedded :class:`turngraph.Memory` and a remote one (``turngraph.Client(...).memory(name)``)
@@ -17,6 +18,7 @@ alike. It never calls a language model.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import inspect
 import logging
 import re
@@ -110,6 +112,25 @@ def _part(value: str) -> str:
     return _KEY_PART.sub(lambda m: f"%{ord(m.group(0)):02X}", value)
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9._]{1,80}")
+
+
+def _session_id(platform: str, conversation_id: str) -> str:
+    """The conversation's session: ``session:conv-{platform}-{conversation_id}`` when both
+    are plain words (no "-" to make two of them alike), else one named by a digest."""
+    if _PLAIN.fullmatch(platform) and _PLAIN.fullmatch(conversation_id):
+        return f"session:conv-{platform}-{conversation_id}"
+    digest = hashlib.sha256(f"{platform}\n{conversation_id}".encode()).hexdigest()[:40]
+    return f"session:conv-h-{digest}"
+
+
+def _bounded(key: str, most: int = 180) -> str:
+    """``key``, or for a long one its start and a digest of the whole (still one per key)."""
+    if len(key) <= most:
+        return key
+    return f"{key[: most - 41]}~{hashlib.sha256(key.encode()).hexdigest()[:40]}"
+
+
 class TurnMemory:
     """The turn protocol for one conversation. Async methods, with sync twins
     (``open_turn_sync``, ...)."""
@@ -132,8 +153,8 @@ class TurnMemory:
         self.platform = platform
         self.max_entities = max_entities
         self.sender_kind = sender_kind
-        self.conversation = f"conversation {platform}:{conversation_id}"
-        self.session_id = f"session:conv-{_part(platform)}-{_part(conversation_id)}"[:200]
+        self.conversation = _bounded(f"conversation {platform}:{conversation_id}")
+        self.session_id = _session_id(platform, conversation_id)
         self._session_ready = False
         self._open: set[str] = set()
 
@@ -146,11 +167,14 @@ class TurnMemory:
         return f"m-{message_id}" if message_id else uuid.uuid4().hex
 
     def turn_key(self, turn_id: str, role: Role) -> str:
-        base = f"{self.conversation_id}:{turn_id}"
-        return base if role == "user" else f"{base}:assistant"
+        """The message's name: platform, conversation and turn, each part percent-encoded so
+        no two of them can spell the same key (``a-b`` / ``c`` and ``a`` / ``b-c`` differ,
+        and so do one conversation id on two platforms)."""
+        base = f"{_part(self.platform)}:{_part(self.conversation_id)}:{_part(turn_id)}"
+        return _bounded(base if role == "user" else f"{base}:assistant")
 
     def idempotency_key(self, turn_id: str, role: Role) -> str:
-        return f"conversation-{self.conversation_id}-{turn_id}-{role}"
+        return _bounded(f"conversation:{self.turn_key(turn_id, 'user')}:{role}")
 
     # -- the protocol ----------------------------------------------------------------------
 
