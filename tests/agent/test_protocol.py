@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -216,3 +217,41 @@ def test_with_memory_stores_both_halves_and_reports_open_turns(
         turns.open_turn_sync("x2", user_message="two")
     assert "x1" in caplog.text
     assert "opened and not closed" in caplog.text
+
+
+class _Flaky:
+    """A memory whose look-ups fail as a remote one can (a lost connection), while its
+    writes go through."""
+
+    def __init__(self, memory: turngraph.Memory) -> None:
+        self.memory = memory
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.memory, name)
+
+    def get_entity(self, name: str) -> Any:
+        if name.startswith("python:"):  # the protocol's own message names still resolve
+            return self.memory.get_entity(name)
+        raise ConnectionError("connection reset by peer")
+
+
+def test_a_failed_retrieval_is_never_fatal_and_ids_and_sender_kinds_are_kept(
+    mem: turngraph.Memory,
+) -> None:
+    mem.add_observation(
+        title="Acme",
+        content="Acme Corp is based in Lyon.",
+        entities=[{"name": "Acme Corp", "type": "organization", "description": "A client"}],
+    )
+    turns = TurnMemory(mem, conversation_id="c8")
+    opened = turns.open_turn_sync("t1", user_message="Where is Acme Corp based?")
+    assert opened.retrieved_entity_ids == ["entity:organization/acme corp"]
+    reply = turns.close_turn_sync("t1", assistant_message="In Lyon.", retrieved=opened.retrieved)
+    assert (opened.user.sender_kind, reply.sender_kind) == ("user", "assistant")
+    stored = {t.id: t.labels for t in mem.list_turns(turns.session_id).turns}
+    assert "sender_kind=user" in stored[opened.user.stored_turn_id]
+    assert "sender_kind=assistant" in stored[reply.stored_turn_id]
+    flaky = TurnMemory(_Flaky(mem), conversation_id="c9")  # type: ignore[arg-type]
+    degraded = flaky.open_turn_sync("t1", user_message="Where is Acme Corp based?")
+    assert degraded.retrieved == []
+    assert degraded.user.content == "Where is Acme Corp based?"

@@ -152,7 +152,7 @@ def test_recall_failure_and_limits_checks_10_11(
         _, args = turn(runner, "hi", deliver=delivered.append)
     assert args.history == []
     assert delivered == ["ok"]
-    assert "turn.memory-recall-failed" in caplog.text
+    assert "turn-kit.memory-recall-failed" in caplog.text
     strict = TurnRunner(namespace="bot", memory=spy, required_memory=True)
     with pytest.raises(turngraph.StoreError):
         turn(strict, "hi", deliver=delivered.append)
@@ -192,7 +192,7 @@ def test_context_checks_12_to_15(mem: turngraph.Memory, caplog: pytest.LogCaptur
         )
     assert [b.id for b in responded[-1].context if b.id != "memory"] == []  # dropped out
     assert delivered == ["fine"]
-    assert "turn.context-provider-failed" in caplog.text
+    assert "turn-kit.context-provider-failed" in caplog.text
     same = [
         define_context(n, lambda **_: {"id": "x", "label": "L", "content": "c"}) for n in ("a", "b")
     ]
@@ -272,7 +272,7 @@ def test_order_and_acknowledgements_checks_16_to_18(
             )
         )
     assert (result.acknowledgements, delivered) == (0, ["still delivered"])
-    assert "turn.acknowledgement-failed" in caplog.text
+    assert "turn-kit.acknowledgement-failed" in caplog.text
 
     async def respond3(args: RespondArgs) -> str:
         assert await args.acknowledge("no ack function") is False
@@ -306,7 +306,7 @@ def test_input_reply_and_delivery_checks_19_to_21(
     ):
         turn(runner, "hi", deliver=lambda r: {"ok": False}, confirm_delivery=lambda r: r["ok"])
     assert "save" not in calls
-    assert "turn.delivery-unconfirmed" in caplog.text
+    assert "turn-kit.delivery-unconfirmed" in caplog.text
 
     def broken(reply: str) -> None:
         raise ConnectionError("socket closed")
@@ -343,7 +343,7 @@ def test_persistence_checks_22_to_25(
     lax = TurnRunner(namespace="bot", memory=spy)
     with caplog.at_level(logging.WARNING, logger="turngraph.turn"):
         assert turn(lax, "hi")[0].memory_saved is False
-    assert "turn.memory-save-unconfirmed" in caplog.text
+    assert "turn-kit.memory-save-unconfirmed" in caplog.text
     with pytest.raises(RuntimeError, match="no receipt"):
         turn(TurnRunner(namespace="bot", memory=spy, required_memory=True), "hi")
     plain = TurnRunner(namespace="plain", memory=mem)
@@ -394,7 +394,7 @@ def test_confirmed_actions_checks_27_28(caplog: pytest.LogCaptureFixture) -> Non
             )
         )
     assert built == []
-    assert "turn.action-unconfirmed" in caplog.text
+    assert "turn-kit.action-unconfirmed" in caplog.text
     text = asyncio.run(
         run_confirmed_action(
             name="track",

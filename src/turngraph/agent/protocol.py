@@ -30,7 +30,9 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel
 
 from turngraph.agent.identifiers import DEFAULT_LIMIT, extract_identifiers
-from turngraph.errors import ConflictError, NotFoundError, TurngraphError, ValidationError
+from turngraph.core.ids import entity_ref
+from turngraph.core.validate import name_key
+from turngraph.errors import ConflictError, NotFoundError, ValidationError
 from turngraph.models import (
     Entity,
     MemoryContext,
@@ -62,6 +64,7 @@ class MemoryCalls(Protocol):
 
 
 class RetrievedEntity(BaseModel):
+    id: str  # entity:<type>/<key>, as the memory's other answers name it
     name: str
     type: str
     description: str
@@ -74,6 +77,7 @@ class StoredMessage(BaseModel):
     turn_id: str  # the protocol's turn id
     turn_key: str
     role: Role
+    sender_kind: str  # "user" or "assistant" (or what the conversation says its sender is)
     content: str
     stored_turn_id: str  # the memory's id of the stored turn (turn:...)
     session_id: str
@@ -85,6 +89,11 @@ class OpenedTurn(BaseModel):
     turn_id: str
     retrieved: list[RetrievedEntity]
     user: StoredMessage
+
+    @property
+    def retrieved_entity_ids(self) -> list[str]:
+        """The ids of the entities retrieved for the turn, in order."""
+        return [e.id for e in self.retrieved]
 
 
 class TurnResult(BaseModel):
@@ -142,7 +151,7 @@ class TurnMemory:
         conversation_id: str,
         platform: str = "python",
         max_entities: int = DEFAULT_LIMIT,
-        sender_kind: str = "human",
+        sender_kind: str = "user",
     ) -> None:
         if not isinstance(conversation_id, str) or not conversation_id.strip():
             raise ValidationError(
@@ -250,11 +259,12 @@ class TurnMemory:
         for ident in extract_identifiers(message, limit=self.max_entities):
             try:
                 entity = self._lookup(ident)
-            except TurngraphError as exc:
+            except Exception as exc:  # a refused call, a lost connection, a retry given up
                 log.warning("retrieval of %r failed: %s", ident, exc)
                 continue
             if entity is not None and entity.name not in found:
                 found[entity.name] = RetrievedEntity(
+                    id=entity_ref(entity.type, name_key(entity.name)),
                     name=entity.name,
                     type=entity.type,
                     description=entity.description,
@@ -288,11 +298,11 @@ class TurnMemory:
         key = self.turn_key(turn_id, role)
         self._check_role(key, role)
         session = self._session()
-        kind = self.sender_kind if role == "user" else "agent"
+        kind = self.sender_kind if role == "user" else "assistant"
         message = {
             "type": "conversation_message",
             "name": key,
-            "description": f"{role} message ({kind}) in {self.conversation}",
+            "description": f"{role} message (sender_kind {kind}) in {self.conversation}",
         }
         links: list[Mapping[str, Any]] = [
             {
@@ -322,7 +332,7 @@ class TurnMemory:
             content,
             session_id=session,
             role=role,
-            labels=[f"turn_id={turn_id}", f"turn_key={key}", f"role={role}"],
+            labels=[f"turn_id={turn_id}", f"turn_key={key}", f"role={role}", f"sender_kind={kind}"],
             links=links,
             idempotency_key=self.idempotency_key(turn_id, role),
         )
@@ -330,6 +340,7 @@ class TurnMemory:
             turn_id=turn_id,
             turn_key=key,
             role=role,
+            sender_kind=kind,
             content=content,
             stored_turn_id=result.turn_id,
             session_id=result.session_id,

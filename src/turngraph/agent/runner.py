@@ -232,11 +232,11 @@ class TurnRunner:
         try:
             items = await asyncio.to_thread(self._recall, tag, limit)
         except Exception as exc:
-            _event(logging.WARNING, "turn.memory-recall-failed", error=str(exc))
+            _event(logging.WARNING, "turn-kit.memory-recall-failed", error=str(exc))
             if self.required_memory:
                 raise
             return []
-        _event(logging.INFO, "turn.memory-recalled", entries=len(items))
+        _event(logging.INFO, "turn-kit.memory-recalled", entries=len(items))
         return normalize_history(items, "oldest-first")
 
     async def memory_context(self, text: str) -> ContextBlock | None:
@@ -251,7 +251,7 @@ class TurnRunner:
                 self.memory.context, text, max_tokens=self.memory_context_tokens
             )
         except Exception as exc:
-            _event(logging.WARNING, "turn.memory-context-failed", error=str(exc))
+            _event(logging.WARNING, "turn-kit.memory-context-failed", error=str(exc))
             if self.required_memory:
                 raise
             return None
@@ -316,17 +316,17 @@ class TurnRunner:
         try:
             receipt = await asyncio.to_thread(call, *args)
         except Exception as exc:
-            _event(logging.WARNING, "turn.memory-save-failed", error=str(exc))
+            _event(logging.WARNING, "turn-kit.memory-save-failed", error=str(exc))
             if self.required_memory:
                 raise
             return False
         ids = getattr(receipt, "turn_ids", None) or [getattr(receipt, "turn_id", None)]
         if receipt is None or not all(ids):
-            _event(logging.WARNING, "turn.memory-save-unconfirmed")
+            _event(logging.WARNING, "turn-kit.memory-save-unconfirmed")
             if self.required_memory:
                 raise RuntimeError("turn memory save returned no receipt")
             return False
-        _event(logging.INFO, "turn.memory-saved", id=ids[0])
+        _event(logging.INFO, "turn-kit.memory-saved", id=ids[0])
         return True
 
     def _labels(self, tag: str, now: datetime) -> tuple[str, list[str]]:
@@ -406,7 +406,7 @@ class TurnRunner:
             except Exception as exc:
                 _event(
                     logging.WARNING if provider.optional else logging.ERROR,
-                    "turn.context-provider-failed",
+                    "turn-kit.context-provider-failed",
                     provider=provider.name,
                     optional=provider.optional,
                     error=str(exc),
@@ -424,7 +424,7 @@ class TurnRunner:
             seen.add(b.id)
         _event(
             logging.INFO,
-            "turn.context-collected",
+            "turn-kit.context-collected",
             providers=len(self.context),
             sections=len(blocks),
         )
@@ -449,7 +449,7 @@ class TurnRunner:
         tag = conversation_tag(self.namespace, conversation.transport, conversation.id)
         _event(
             logging.INFO,
-            "turn.started",
+            "turn-kit.started",
             version=TURN_KIT_VERSION,
             namespace=self.namespace,
             transport=conversation.transport,
@@ -471,13 +471,13 @@ class TurnRunner:
             except Exception as exc:
                 _event(
                     logging.WARNING,
-                    "turn.acknowledgement-failed",
+                    "turn-kit.acknowledgement-failed",
                     namespace=self.namespace,
                     error=str(exc),
                 )
                 return False
             acks += 1
-            _event(logging.INFO, "turn.acknowledged", namespace=self.namespace)
+            _event(logging.INFO, "turn-kit.acknowledged", namespace=self.namespace)
             return True
 
         answer = await _maybe(
@@ -495,7 +495,7 @@ class TurnRunner:
             raise ValueError("explicit turn memory cannot be empty")
         receipt = await _maybe(deliver(reply))
         if confirm_delivery is not None and not await _maybe(confirm_delivery(receipt)):
-            _event(logging.ERROR, "turn.delivery-unconfirmed", namespace=self.namespace)
+            _event(logging.ERROR, "turn-kit.delivery-unconfirmed", namespace=self.namespace)
             raise UnconfirmedTurnDeliveryError(
                 f"{self.namespace} final turn delivery returned an unconfirmed receipt"
             )
@@ -506,7 +506,7 @@ class TurnRunner:
             saved = await self.save_pair(tag, text, reply)
         _event(
             logging.INFO,
-            "turn.completed",
+            "turn-kit.completed",
             namespace=self.namespace,
             acknowledgements=acks,
             context=len(context),
@@ -528,9 +528,9 @@ async def run_confirmed_action(
         raise ValueError("turn action name is required")
     receipt = await _maybe(perform())
     if not await _maybe(confirm(receipt)):
-        _event(logging.ERROR, "turn.action-unconfirmed", action=action)
+        _event(logging.ERROR, "turn-kit.action-unconfirmed", action=action)
         raise UnconfirmedTurnActionError(
             f'turn action "{action}" returned an unconfirmed provider receipt'
         )
-    _event(logging.INFO, "turn.action-confirmed", action=action)
+    _event(logging.INFO, "turn-kit.action-confirmed", action=action)
     return await _maybe(confirmed(receipt))
