@@ -146,6 +146,35 @@ def test_triples_take_caller_facts_and_read_no_text(mem: turngraph.Memory) -> No
         mem.remember(infer="triples", triples=[{"entity": {"name": "X"}, "key": "k"}])
 
 
+def test_types_a_caller_sends_map_to_the_fixed_set(mem: turngraph.Memory) -> None:
+    """ "organisation", "location" and "project" were stored as other; synonyms map to their
+    type, and a type outside the set is still other."""
+    r = mem.remember(
+        infer="triples",
+        triples=[
+            {
+                "entity": {"type": "person", "name": "Ines"},
+                "key": key,
+                "target": {"type": sent, "name": name},
+            }
+            for key, sent, name in (
+                ("works_at", "organisation", "Acme"),
+                ("lives_in", "Location", "Lyon"),
+                ("works_on", "project", "Project Cedar"),
+                ("likes", "gizmo", "Blue Widget"),
+            )
+        ],
+    )
+    types = {e.name: e.entity_type for e in r.extraction.entities}
+    assert types == {
+        "Ines": "person",
+        "Acme": "organization",
+        "Lyon": "place",
+        "Project Cedar": "project",
+        "Blue Widget": "other",
+    }
+
+
 def test_replaying_a_remember_returns_the_same_turn_and_duplicates_nothing(
     mem: turngraph.Memory,
 ) -> None:

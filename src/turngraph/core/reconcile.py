@@ -23,14 +23,13 @@ from turngraph.core.ids import entity_ref, new_id
 from turngraph.core.validate import EntityDraft, RelationshipDraft, name_key, normalize_name
 from turngraph.errors import ValidationError
 from turngraph.extract.base import (
-    ENTITY_TYPES,
     MULTI_VALUED,
     SINGLE_OBJECT_RELATIONS,
-    STRUCTURAL_TYPES,
     RawAttribute,
     RawEntity,
     RawExtraction,
     RawRelation,
+    canonical_type,
 )
 from turngraph.extract.instructions import instruction_topic
 from turngraph.extract.keys import canonical_key
@@ -73,9 +72,6 @@ class TurnWrite:
     seq: int
     now: datetime
     category: str | None  # the caller's override for everything this turn files
-
-
-KNOWN_TYPES = ENTITY_TYPES + STRUCTURAL_TYPES
 
 
 def attribute_key(key: str) -> str:
@@ -154,7 +150,7 @@ def _apply_entities(
     existing = tx.find_entities(named)
     drafts = []
     for key, entity in named.items():
-        etype = entity.type if entity.type in KNOWN_TYPES else "other"
+        etype = canonical_type(entity.type)
         is_new = key not in existing
         drafts.append(
             EntityDraft(

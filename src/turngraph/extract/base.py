@@ -12,7 +12,52 @@ from datetime import datetime
 from typing import Protocol
 
 # The fixed set of entity types; anything else is stored as "other".
-ENTITY_TYPES = ("person", "organization", "place", "product", "date", "event", "animal", "other")
+ENTITY_TYPES = (
+    "person",
+    "organization",
+    "place",
+    "product",
+    "project",
+    "date",
+    "event",
+    "animal",
+    "other",
+)
+# What callers and models also call them: "organisation", "location", "company", ...
+TYPE_SYNONYMS = {
+    "organisation": "organization",
+    "org": "organization",
+    "company": "organization",
+    "business": "organization",
+    "institution": "organization",
+    "team": "organization",
+    "location": "place",
+    "city": "place",
+    "country": "place",
+    "town": "place",
+    "region": "place",
+    "address": "place",
+    "people": "person",
+    "human": "person",
+    "individual": "person",
+    "pet": "animal",
+    "item": "product",
+    "tool": "product",
+    "app": "product",
+    "software": "product",
+    "time": "date",
+    "meeting": "event",
+}
+
+
+def canonical_type(name: str) -> str:
+    """An entity type of the fixed set: a synonym mapped ("organisation" -> organization,
+    "location" -> place), anything else outside the set "other"."""
+    low = name.strip().lower()
+    low = TYPE_SYNONYMS.get(low, low)
+    return low if low in ENTITY_TYPES or low in STRUCTURAL_TYPES else "other"
+
+
 # Types the agent kit's turn protocol writes through links; never offered to extractors.
 STRUCTURAL_TYPES = ("conversation", "conversation_message")
 

@@ -126,8 +126,8 @@ class DescriptionRules(TurnState):
     """Facts from "X is ..." and the places, employers and schools they name."""
 
     def _copula(self, c: Clause, who: str, rest: list[str]) -> None:
-        cut = next((i for i in range(1, len(rest)) if ends_phrase(rest, i)), len(rest))
-        words = [w for w in rest[:cut] if w.lower() not in _DEGREE_WORDS]  # "... right now"
+        end = next((i for i in range(1, len(rest)) if ends_phrase(rest, i)), len(rest))
+        words = [w for w in rest[:end] if w.lower() not in _DEGREE_WORDS]  # "... right now"
         if [w.lower() for w in words[:1]] == ["real"] and any(
             w.lower() in v.ADJECTIVES | v.STATES for w in words[1:2]
         ):

@@ -28,6 +28,7 @@ from turngraph.extract.base import (
     RawRelation,
     RawUncertainty,
     TurnContext,
+    canonical_type,
 )
 
 SYSTEM_PROMPT = """You extract structured memory from one message of a conversation.
@@ -221,10 +222,7 @@ class LLMExtractor:
                 extractor=self.name,
             ) from None
         return RawExtraction(
-            entities=tuple(
-                RawEntity(e.name, e.type if e.type in ENTITY_TYPES else "other")
-                for e in output.entities
-            ),
+            entities=tuple(RawEntity(e.name, canonical_type(e.type)) for e in output.entities),
             attributes=tuple(
                 RawAttribute(a.entity, a.key, a.value, a.negated) for a in output.attributes
             ),
