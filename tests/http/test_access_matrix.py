@@ -186,6 +186,16 @@ ROUTES = [
         ),
     ),
     Route(
+        # read_write adds files; replacing one is full's (a refusal leaves it as it was)
+        "graph: overwrite file",
+        "full",
+        lambda m: (
+            "PUT",
+            f"{G}/files/" + m.put_file(f"o{next(_n)}.txt", "old", description="d").path,
+            {"content": b"new", "params": {"description": "A file", "overwrite": "true"}},
+        ),
+    ),
+    Route(
         "graph: read file",
         "read",
         lambda m: (
@@ -260,7 +270,7 @@ def snapshot(mem: turngraph.Memory) -> Any:
     info = mem.info()
     return (
         info.model_dump(exclude={"created_at"}),
-        [f.path for f in mem.list_files()],
+        [(f.path, f.sha256) for f in mem.list_files()],
         [(p.id, p.status) for p in mem.list_proposals(None)],
     )
 

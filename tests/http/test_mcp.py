@@ -263,6 +263,12 @@ def test_streamable_http_with_keys_and_tiers(server: Running) -> None:
         async with connect(writer) as c:
             assert {t.name for t in (await c.list_tools()).tools} == READ_WRITE
             r = await call(c, "remember", text="Our office plant is a fern named Fred.")
+            # read_write adds files; replacing one needs full
+            await call(c, "store_file", path="plant.md", text="fern", description="the plant")
+            message = await refused(
+                c, "store_file", path="plant.md", text="cactus", description="d", overwrite=True
+            )
+            assert "overwriting a file needs the 'full' tier" in message
         async with connect(reader) as c:
             assert {t.name for t in (await c.list_tools()).tools} == READ
             hits = (await call(c, "recall", query="office plant"))["hits"]
@@ -270,6 +276,10 @@ def test_streamable_http_with_keys_and_tiers(server: Running) -> None:
             assert "needs the 'read_write' tier" in await refused(c, "remember", text="no")
         async with connect(server.admin_key, **{"X-Turngraph-Memory": "mcp-notes"}) as c:
             assert {t.name for t in (await c.list_tools()).tools} == FULL
+            await call(
+                c, "store_file", path="plant.md", text="cactus", description="d", overwrite=True
+            )
+        assert server.db.memory("mcp-notes").get_file("plant.md").data == b"cactus"
 
     asyncio.run(run())
     # Without a valid key the endpoint answers 401 before any MCP exchange.

@@ -41,6 +41,20 @@ _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")
 MIN_KEY_CHARS = 16
 
 
+OVERWRITE_TIER: Tier = "full"  # read_write adds; replacing what is stored is full's
+
+
+def require_overwrite(held: str) -> None:
+    """Refuse replacing an existing file below the ``full`` tier: ``read_write`` may add
+    files, not change them (ForbiddenError naming both tiers)."""
+    if not tier_allows(held, OVERWRITE_TIER):
+        raise ForbiddenError(
+            f"overwriting a file needs the {OVERWRITE_TIER!r} tier; this connection holds "
+            f"{held!r} (read_write may add files, not replace them)",
+            tier=held,
+        )
+
+
 def tier_allows(held: str | None, needed: Tier) -> bool:
     """Whether a connection at tier ``held`` may do what needs ``needed`` (nested tiers)."""
     return held in TIERS and TIERS.index(held) >= TIERS.index(needed)

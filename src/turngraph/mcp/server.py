@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
-from turngraph.core.access import Tier, tier_allows
+from turngraph.core.access import Tier, require_overwrite, tier_allows
 from turngraph.core.database import Database
 from turngraph.core.memory import Memory
 from turngraph.errors import ForbiddenError, TurngraphError
@@ -392,9 +392,12 @@ def build_server(
         "reference it from observations by path.",
     )
     def store_file(path: Str, text: str, description: Str, overwrite: bool = False) -> AppendixFile:
-        return _call(
-            lambda: mem().put_file(path, text, description=description, overwrite=overwrite)
-        )
+        def store() -> AppendixFile:
+            if overwrite:  # read_write adds files; replacing one is full's
+                require_overwrite(server.bound()[1])
+            return mem().put_file(path, text, description=description, overwrite=overwrite)
+
+        return _call(store)
 
     @tool("Merge proposals (open by default).")
     def list_proposals(

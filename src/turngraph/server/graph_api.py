@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from turngraph.config import Limits
-from turngraph.core.access import Caller, Tier
+from turngraph.core.access import Caller, Tier, require_overwrite
 from turngraph.core.validate import fingerprint
 from turngraph.errors import ForbiddenError
 from turngraph.models import (
@@ -542,6 +542,8 @@ async def put_file(
     data = await request.body()
     kind = request.headers.get("content-type") or "application/octet-stream"
     b = await run_in_threadpool(_m, db, caller, memory, tier_of("put_file"))
+    if overwrite:
+        require_overwrite(b.tier)
     return await run_in_threadpool(
         lambda: b.memory.put_file(
             path,
