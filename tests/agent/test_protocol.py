@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import turngraph
-from turngraph.agent import TurnContext, TurnMemory, extract_identifiers, with_memory
+from turngraph.agent import AgentReply, TurnContext, TurnMemory, extract_identifiers, with_memory
 from turngraph.errors import ConflictError, IdempotencyConflictError
 
 
@@ -206,6 +206,22 @@ def test_with_memory_stores_both_halves_and_reports_open_turns(
 
     def broken(message: str, ctx: TurnContext) -> str:
         raise RuntimeError("model down")
+
+    # The reply names what it produced: the entity it made is referred to, a name the memory
+    # does not hold is skipped.
+    def producer(message: str, ctx: TurnContext) -> AgentReply:
+        mem.add_observation(
+            title="Nova",
+            content="Project Nova was set up for the launch.",
+            entities=[{"name": "Project Nova", "type": "project", "description": "The launch"}],
+        )
+        return AgentReply(text="Set up.", refers_to=["Project Nova", "Nowhere Thing"])
+
+    made = asyncio.run(with_memory(producer, memory=mem, conversation_id="w2")("Set up Nova"))
+    assert made.reply == "Set up."
+    assert made.assistant.refers_to == ["Project Nova"]
+    with pytest.raises(turngraph.ValidationError, match="reply text or an AgentReply"):
+        asyncio.run(with_memory(lambda m, c: 42, memory=mem, conversation_id="w3")("Hi"))
 
     with pytest.raises(RuntimeError):
         asyncio.run(

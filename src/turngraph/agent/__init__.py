@@ -2,6 +2,7 @@
 
 from turngraph.agent.identifiers import extract_identifiers
 from turngraph.agent.protocol import (
+    AgentReply,
     MemoryCalls,
     OpenedTurn,
     RetrievedEntity,
@@ -13,6 +14,7 @@ from turngraph.agent.protocol import (
 )
 
 __all__ = [
+    "AgentReply",
     "MemoryCalls",
     "OpenedTurn",
     "RetrievedEntity",

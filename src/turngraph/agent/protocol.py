@@ -392,7 +392,16 @@ class TurnMemory:
         return [tid for tid in users if tid not in replied]
 
 
-AgentFn = Callable[[str, TurnContext], "str | Awaitable[str]"]
+class AgentReply(BaseModel):
+    """What an agent function may return instead of the bare text: the reply and the
+    entities it produced or cited, which the stored reply REFERS_TO (by name; names the
+    memory does not hold are skipped)."""
+
+    text: str
+    refers_to: list[str] = []
+
+
+AgentFn = Callable[[str, TurnContext], "str | AgentReply | Awaitable[str | AgentReply]"]
 
 
 def with_memory(
@@ -402,7 +411,8 @@ def with_memory(
     conversation_id: str,
     platform: str = "python",
 ) -> Callable[..., Awaitable[TurnResult]]:
-    """Wrap ``agent_fn`` (sync or async, ``(user_message, ctx) -> reply``) so that each call
+    """Wrap ``agent_fn`` (sync or async, ``(user_message, ctx) -> reply``, the reply as text
+    or as an :class:`AgentReply` naming the entities it produced or cited) so that each call
     is one turn with memory: retrieval first (in ``ctx.retrieved``), the user message
     stored, the agent run, the reply stored. ``await turn(user_message, turn_id=None,
     message_id=None)`` returns the reply, what was retrieved and both stored messages. If the
@@ -417,13 +427,20 @@ def with_memory(
         payload = await turns.context_for(user_message)
         opened = await turns.open_turn(turn_id, user_message=user_message, message_id=message_id)
         ctx = TurnContext(conversation_id, opened.turn_id, list(opened.retrieved), payload)
-        reply = agent_fn(user_message, ctx)
-        if inspect.isawaitable(reply):
-            reply = await reply
-        if not isinstance(reply, str):
-            raise ValidationError("the agent function must return the reply text", field="reply")
+        answer: Any = agent_fn(user_message, ctx)
+        if inspect.isawaitable(answer):
+            answer = await answer
+        refers_to: list[str] | None = None
+        if isinstance(answer, AgentReply):
+            reply, refers_to = answer.text, list(answer.refers_to)
+        elif isinstance(answer, str):
+            reply = answer
+        else:
+            raise ValidationError(
+                "the agent function must return the reply text or an AgentReply", field="reply"
+            )
         assistant = await turns.close_turn(
-            opened.turn_id, assistant_message=reply, retrieved=opened.retrieved
+            opened.turn_id, assistant_message=reply, refers_to=refers_to, retrieved=opened.retrieved
         )
         return TurnResult(
             reply=reply, retrieved=opened.retrieved, user=opened.user, assistant=assistant
