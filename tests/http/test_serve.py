@@ -218,6 +218,8 @@ def test_the_postgres_pool_is_sized_from_the_environment(tmp_path: Path) -> None
         ("BODY_TIMEOUT_SECONDS", "-1"),
         ("BODY_TIMEOUT_SECONDS", "nan"),
         ("CONNECTIONS_PER_CLIENT", "0"),
+        ("EXTRACTION_TIMEOUT_SECONDS", "0"),
+        ("LLM_TIMEOUT_SECONDS", "inf"),
     ],
 )
 def test_a_connection_bound_no_server_can_keep_is_refused_naming_it(name: str, raw: str) -> None:
@@ -225,3 +227,31 @@ def test_a_connection_bound_no_server_can_keep_is_refused_naming_it(name: str, r
 
     with pytest.raises(ValidationError, match=f"TURNGRAPH_{name} must be"):
         ServerSettings.load({f"TURNGRAPH_{name}": raw})
+
+
+def test_the_extraction_bounds_reach_the_extractors() -> None:
+    """``TURNGRAPH_EXTRACTION_TIMEOUT_SECONDS`` bounds the rules' worker processes and
+    ``TURNGRAPH_LLM_TIMEOUT_SECONDS`` the language-model endpoint."""
+    from turngraph.core.extraction_pool import ProcessExtractor
+    from turngraph.extract.llm import LLMExtractor
+    from turngraph.plugins import extractor_from_settings
+    from turngraph.server import ServerSettings
+
+    core = ServerSettings.load({"TURNGRAPH_EXTRACTION_TIMEOUT_SECONDS": "2.5"}).core()
+    pooled = extractor_from_settings(core)
+    try:
+        assert isinstance(pooled, ProcessExtractor)
+        assert pooled.timeout == 2.5
+    finally:
+        pooled.close()
+    llm = ServerSettings.load(
+        {
+            "TURNGRAPH_EXTRACTOR": "llm",
+            "TURNGRAPH_LLM_BASE_URL": "http://127.0.0.1:9/v1",
+            "TURNGRAPH_LLM_MODEL": "m",
+            "TURNGRAPH_LLM_TIMEOUT_SECONDS": "7",
+        }
+    ).core()
+    reader = extractor_from_settings(llm)
+    assert isinstance(reader, LLMExtractor)
+    assert reader.timeout == 7

@@ -85,7 +85,11 @@ ERRORS: dict[int | str, dict[str, Any]] = {
         (409, "Conflict (exists already, idempotency key reused or in flight)"),
         (413, "Body over the size limit"),
         (422, "Syntactically invalid memory (context) id"),
-        (502, "The extractor (a language-model endpoint) failed; the turn was stored"),
+        (
+            502,
+            "The extractor failed or ran past TURNGRAPH_EXTRACTION_TIMEOUT_SECONDS; the turn "
+            "was stored without extracted facts (the body names it)",
+        ),
         (503, "Busy or timed out; retry"),
     )
 }

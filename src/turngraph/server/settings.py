@@ -41,13 +41,23 @@ class ServerSettings:
     llm_api_key: str | None = field(default=None, repr=False)
     embeddings_base_url: str | None = None
     embeddings_api_key: str | None = field(default=None, repr=False)
+    # The longest reading one turn may take: the rules (in their worker processes) and a
+    # language-model endpoint. Past it the turn is stored without extracted facts and the
+    # answer is 502 naming the turn.
+    extraction_timeout_seconds: float = _CORE.extraction_timeout_seconds
+    llm_timeout_seconds: float = _CORE.llm_timeout_seconds
     # On PostgreSQL: the most connections this server holds (size the database's
     # max_connections for servers x this), and how long a request waits for a free one.
     postgres_pool_size: int = _CORE.postgres_pool_size
     postgres_pool_timeout_seconds: float = _CORE.postgres_pool_timeout_seconds
 
     def __post_init__(self) -> None:
-        for name in ("head_timeout_seconds", "body_timeout_seconds"):
+        for name in (
+            "head_timeout_seconds",
+            "body_timeout_seconds",
+            "extraction_timeout_seconds",
+            "llm_timeout_seconds",
+        ):
             if not 0 < getattr(self, name) < math.inf:
                 raise ValidationError(
                     f"TURNGRAPH_{name.upper()} must be a number of seconds above 0, got "
@@ -92,6 +102,8 @@ class ServerSettings:
             llm_api_key=self.llm_api_key,
             embeddings_base_url=self.embeddings_base_url,
             embeddings_api_key=self.embeddings_api_key,
+            extraction_timeout_seconds=self.extraction_timeout_seconds,
+            llm_timeout_seconds=self.llm_timeout_seconds,
             postgres_pool_size=self.postgres_pool_size,
             postgres_pool_timeout_seconds=self.postgres_pool_timeout_seconds,
             index_in_background=True,
