@@ -94,6 +94,11 @@ class ExtractionError(TurngraphError):
     """An extractor failed or returned output that does not validate."""
 
 
+class ModelError(TurngraphError):
+    """The chat model failed, answered out of shape or ran past its time; what was stored
+    before it was asked stays stored (its fields name it), and no reply is made up."""
+
+
 def error_classes() -> dict[str, type[TurngraphError]]:
     """Every error class by its name, as the wire carries it."""
     found: dict[str, type[TurngraphError]] = {}
@@ -122,6 +127,7 @@ __all__ = [
     "ForbiddenError",
     "IdempotencyConflictError",
     "ImmutableConfigError",
+    "ModelError",
     "NotFoundError",
     "StoreError",
     "TooLargeError",

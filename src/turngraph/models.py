@@ -568,6 +568,21 @@ class MemoryContext(_Model):
         return self.text
 
 
+class ChatResult(_Model):
+    """What :meth:`~turngraph.Memory.chat` did: the model's ``reply``, the two turns it stored
+    (the user's message and the reply), what the message taught the memory
+    (``memory_updates``), the ``context`` the model was given and the ``model`` that
+    answered."""
+
+    reply: str
+    session_id: str
+    turn_id: str  # the user's message
+    reply_turn_id: str
+    memory_updates: Extraction
+    context: MemoryContext
+    model: str
+
+
 class RecallResult(_Model):
     query: str | None
     mode: str
@@ -585,6 +600,7 @@ __all__ = [
     "AttributeVersion",
     "BatchResult",
     "CategoryState",
+    "ChatResult",
     "ContextFact",
     "Correction",
     "DeleteResult",

@@ -153,6 +153,19 @@ OPERATIONS: tuple[Operation, ...] = (
         hand=_ALL_HAND,
     ),
     _op(
+        "chat",
+        "read_write",
+        ("POST", "/chat"),
+        None,
+        None,
+        mcp="an agent on MCP answers with its own model: it reads context and remembers turns",
+        cli="the model endpoint is a server setting (TURNGRAPH_LLM_*); the CLI opens the "
+        "database with none",
+        limits={"message": "content_hard_chars"},
+        about="Answer a message with the memory: store it, ask the chat model with the "
+        "memory's context, store the reply.",
+    ),
+    _op(
         "add_observation",
         "read_write",
         ("POST", "/observations"),

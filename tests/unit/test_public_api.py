@@ -36,6 +36,7 @@ PUBLIC = [
     "MemoryInfo",
     "MergeProposal",
     "MergeResult",
+    "ModelError",
     "NotFoundError",
     "Observation",
     "OnnxEmbedder",

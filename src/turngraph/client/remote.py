@@ -48,6 +48,7 @@ from turngraph.models import (
     AppendixFile,
     AttributeVersion,
     BatchResult,
+    ChatResult,
     DeleteResult,
     Entity,
     EntityDeleteResult,
@@ -368,6 +369,10 @@ class RemoteMemory(_Remote):
         )
         return result
 
+    def chat(self, message: str, **options: Any) -> ChatResult:
+        result: ChatResult = self._run(self._c.made("chat", message, **options))
+        return result
+
     def remember(self, text: str | None = None, **fields: Any) -> RememberResult:
         return self._run(self._c.remember(text, fields))
 
@@ -546,6 +551,10 @@ class AsyncRemoteMemory(_Remote):
         result: ForgetResult = await self._run(
             self._c.made("forget", query, purge=purge, dry_run=dry_run)
         )
+        return result
+
+    async def chat(self, message: str, **options: Any) -> ChatResult:
+        result: ChatResult = await self._run(self._c.made("chat", message, **options))
         return result
 
     async def remember(self, text: str | None = None, **fields: Any) -> RememberResult:

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from turngraph.config import Limits
 from turngraph.core import graph
+from turngraph.core.chat import ChatOps
 from turngraph.core.files import FileOps
 from turngraph.core.forget import ForgetOps
 from turngraph.core.inspection import InspectOps
@@ -74,7 +75,7 @@ _T = TypeVar("_T")
 DEFAULT_CATEGORY = "note"
 
 
-class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps, ForgetOps, InspectOps):
+class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps, ForgetOps, InspectOps, ChatOps):
     """One memory: observations, the entity graph derived from them, files and proposals.
 
     Obtain it from :meth:`turngraph.Database.memory` or ``create_memory``. Thread-safe.

@@ -162,6 +162,7 @@ class TraceMiddleware:
             await self.app(scope, receive, send)
             return
         trace = f"trace:{secrets.token_hex(8)}".encode()
+        scope.setdefault("state", {})["trace_id"] = trace.decode()  # request.state.trace_id
 
         async def send_with_trace(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -18,6 +18,7 @@ from turngraph.errors import (
     ConflictError,
     ExtractionError,
     ForbiddenError,
+    ModelError,
     NotFoundError,
     StoreError,
     TooLargeError,
@@ -56,6 +57,7 @@ STATUS: list[tuple[type[TurngraphError], int]] = [
     (AuthenticationError, 401),
     (ForbiddenError, 403),
     (ExtractionError, 502),
+    (ModelError, 502),
     (StoreError, 503),
 ]
 

@@ -4,6 +4,7 @@ snake_case, the others camelCase; every response is camelCase. An empty body mea
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request, Response
@@ -26,6 +27,7 @@ from turngraph.server.idempotency import run_once
 from turngraph.server.wire import (
     BatchRequest,
     BatchResponse,
+    ChatRequest,
     ConsolidateRequest,
     ConsolidateResponse,
     ContextOut,
@@ -417,6 +419,42 @@ def delete_entity(
     bound = bind(db, caller, context, "full")
     bound.memory.delete_entity(name, entity_type)
     return Response(status_code=204)
+
+
+@router.post("/{context}/chat", responses=responses(*COMMON, 409, 413, 502))
+def chat(
+    context: str, body: ChatRequest, db: DatabaseDep, caller: CallerDep, request: Request
+) -> Response:
+    """The managed chat loop (:meth:`turngraph.Memory.chat`): the message stored as the
+    user's turn, the memory's context given to the configured chat model
+    (``TURNGRAPH_LLM_*``, or ``model``), the reply stored and returned. With ``stream`` the
+    reply comes as server-sent events: one ``delta`` with the whole reply, then ``[DONE]``.
+    A model that fails answers 502 naming the stored turn; nothing is made up."""
+    bound = bind(db, caller, context, "read_write")
+    done = bound.memory.chat(
+        body.message, session_id=body.session_id, model=body.model, labels=body.labels
+    )
+    trace = getattr(request.state, "trace_id", "")
+    answer = {
+        "reply": done.reply,
+        "sessionId": done.session_id,
+        "traceId": trace,
+        "turnId": done.turn_id,
+        "replyTurnId": done.reply_turn_id,
+        "model": done.model,
+        "memoryUpdates": _extraction(done.memory_updates),
+        "citations": [
+            {"id": h.id, "kind": h.kind, "text": h.text[:280]} for h in done.context.passages
+        ],
+    }
+    if not body.stream:
+        return JSONResponse(answer)
+    frames = [
+        {"delta": done.reply, "sessionId": done.session_id, "traceId": trace},
+        {**answer, "done": True},
+    ]
+    text = "".join(f"data: {json.dumps(f)}\n\n" for f in frames) + "data: [DONE]\n\n"
+    return Response(text, media_type="text/event-stream")
 
 
 @router.post("/{context}/consolidate", responses=ok(ConsolidateResponse))

@@ -125,6 +125,16 @@ class SessionRequest(Wire):
     metadata: Any = None
 
 
+class ChatRequest(Wire):
+    message: str = Field(min_length=1, max_length=L.content_hard_chars)
+    stream: bool = False
+    session_id: str | None = Field(default=None, max_length=L.session_id_chars)
+    scopes: list[list[str]] | None = None
+    model: str | None = Field(default=None, max_length=200)
+    bypass_cache: bool = False
+    labels: list[str] = Field(default_factory=list, max_length=L.labels_per_turn)
+
+
 class ContextRequest(Wire):
     query: str = Field(min_length=1, max_length=L.query_chars)
     k: int = Field(default=10, ge=1, le=50)
