@@ -335,3 +335,41 @@ def test_a_new_memory_given_a_deleted_ones_id_sees_none_of_its_turns(
     assert writes(new) == reached
     new.remember("Who is she?", session_id="session:chat", speaker="Bo")
     assert recording.shown[-1] == ()
+
+
+def test_every_role_records_its_turn_as_the_source_of_what_it_states(
+    mem: turngraph.Memory,
+) -> None:
+    """Provenance holds for assistant, system and tool turns too: a fact they state (here as
+    triples, since only a user's words are read for facts about people) cites that turn."""
+    for role, value in (("assistant", "Lyon"), ("system", "Paris"), ("tool", "Oslo")):
+        r = mem.remember(
+            f"{role} says where Ada lives",
+            role=role,
+            infer="triples",
+            triples=[
+                {"entity": {"type": "person", "name": "Ada"}, "key": "location", "value": value}
+            ],
+        )
+        newest = mem.entity_history("person", "Ada", "location")[-1]
+        assert (newest.value, newest.source_turn) == (value, r.turn_id), role
+        detail = mem.get_turn(r.turn_id)
+        assert detail.turn.role == role
+        assert [a.source_turn for a in detail.attributes] == [r.turn_id]
+
+
+def test_turn_pages_default_to_100_and_never_exceed_500(mem: turngraph.Memory) -> None:
+    session = mem.create_session().id
+    for batch in range(3):
+        mem.remember_many(
+            [{"content": f"line {batch}-{i}"} for i in range(200)],
+            session_id=session,
+            infer="none",
+        )
+    first = mem.list_turns(session)
+    assert (len(first.turns), first.has_more) == (100, True)
+    most = mem.list_turns(session, limit=10_000)
+    assert (len(most.turns), most.has_more) == (500, True)
+    rest = mem.list_turns(session, limit=500, cursor=most.next_cursor)
+    assert (len(rest.turns), rest.has_more) == (100, False)
+    assert [t.seq for t in most.turns + rest.turns] == list(range(1, 601))

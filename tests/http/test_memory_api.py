@@ -293,3 +293,30 @@ def test_a_duplicate_in_flight_is_409(server: Running, ctx: str) -> None:
     assert results == [200]
     replay = httpx.post(url, json={"text": "slow"}, headers=headers, timeout=20)
     assert replay.status_code == 200
+
+
+def test_turn_pages_follow_next_cursor_and_a_known_entity_is_not_new(
+    server: Running, ctx: str
+) -> None:
+    m = client(server, ctx)
+    first = m.remember("My sister Maya lives in Lisbon.")
+    entities = {e["name"]: e["isNew"] for e in first.extraction.entities}
+    assert entities["Maya"] is True
+    again = m.remember("Maya works at Acme.", session_id=first.session_id)
+    assert {e["name"]: e["isNew"] for e in again.extraction.entities}["Maya"] is False
+    m.remember_many(
+        [{"role": "user", "content": f"note {i}"} for i in range(5)], session_id=first.session_id
+    )
+    url = f"{server.url}/api/v1/{ctx}/sessions/{first.session_id}/turns"
+    seen: list[int] = []
+    cursor: str | None = None
+    with httpx.Client(headers={"Authorization": f"Bearer {server.admin_key}"}) as http:
+        while True:
+            params: dict[str, str | int] = {"limit": 3, **({"cursor": cursor} if cursor else {})}
+            page = http.get(url, params=params).json()
+            seen += [t["seq"] for t in page["turns"]]
+            if not page["page"]["hasMore"]:
+                assert page["page"]["nextCursor"] is None
+                break
+            cursor = page["page"]["nextCursor"]
+    assert seen == list(range(1, 8))
