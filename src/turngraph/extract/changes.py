@@ -52,8 +52,14 @@ _PET_NAME_IS = Folded(
 )
 _HER_NAME_IS = Folded(r"\b(?:her|his|its) name is (?P<name>[\w'-]+)")
 _DIED = Folded(
-    r"^(?P<name>[A-Z][\w'-]+) (?:died|passed away|passed|was put down|had to be put down|"
+    r"^(?:(?:my|our) (?:(?:old|dear|sweet|beloved|little|poor) )?(?P<kind>[a-z]+),? )?"
+    r"(?P<name>[A-Z][\w'-]+),? (?:died|passed away|passed|was put down|had to be put down|"
     r"is gone)\b",
+)
+# "our cat died": a pet without its name.
+_PET_DIED = Folded(
+    r"^(?:sadly,? )?(?:my|our) (?:(?:old|dear|sweet|beloved|little|poor) )?(?P<kind>[a-z]+) "
+    r"(?:died|passed away|passed|was put down|had to be put down|is gone)\b",
 )
 _ACTIVITY = (
     r"(?P<what>(?:[a-z]+ing|yoga|pilates|pottery|crochet|football|soccer|tennis|golf|chess|"
@@ -295,6 +301,11 @@ class ChangeRules(TurnState):
         if m and m.group("name").lower() not in gz.NOT_NAMES:
             # A pet that died is no longer had (for a person, no pet relationship ends).
             self.out.relation(self._speaker(), "has_pet", m.group("name"), negated=True)
+        m = m if m and m.group("kind") else _PET_DIED.search(sentence)
+        kind = m.group("kind").lower() if m and m.group("kind") else ""
+        if kind in gz.PETS:
+            # "our cat Misu died", "my dog died": the speaker no longer has that pet
+            self.out.attribute(self._speaker(), "pets", gz.SPECIES_OF.get(kind, kind), negated=True)
 
     def _activities(self, sentence: str) -> None:
         me = None

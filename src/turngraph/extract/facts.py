@@ -71,6 +71,7 @@ _TO_PLACES = frozenset("work school church bed class court camp practice".split(
 # Verbs whose "to" phrase is where the object was brought: "took my kids to a workshop".
 _BRINGING = frozenset("take bring drive send invite walk carry".split())
 _REPORTING = frozenset({"think", "believe", "guess", "suppose", "hear", "say", "reckon", "know"})
+_BELIEVING = frozenset({"think", "believe", "reckon", "suppose"})  # "I don't think ..."
 
 
 def _graded(lows: list[str], i: int) -> int:
@@ -176,7 +177,8 @@ class ClauseFacts(TurnState):
         )
         if clause.modal == "would" or suggested:
             return  # hypothetical, or a suggestion ("we should plan a session")
-        if clause.verb in _REPORTING and clause.rest and not clause.negated:
+        doubted = clause.negated and clause.verb in _BELIEVING and clause.subject == "self"
+        if clause.verb in _REPORTING and clause.rest and (not clause.negated or doubted):
             # "my friend Elif thinks she might be moving", "i heard Thabo got fired": the
             # reported clause, hedged when it is only believed or heard.
             inner = [w for w in clause.rest if w.lower() != "that"]
@@ -187,6 +189,8 @@ class ClauseFacts(TurnState):
             if inner and starts_subject(inner[0], self.people):
                 sub = parse_clause("", inner, self.people, pronoun=self._pronoun_for(clause))
                 believed = clause.verb in ("think", "believe", "guess", "suppose", "hear", "reckon")
+                if doubted:
+                    self.hedge = self.hedge or f"don't {clause.verb}"
                 self._clause(sub, hedged=hedged or believed, time=time)
                 return
         uncertain = hedged or clause.hedged
@@ -204,10 +208,10 @@ class ClauseFacts(TurnState):
         if weighed and not uncertain:
             # "We're considering adopting a rescue dog": weighed, not decided; a fact it would
             # set is in doubt, the goal it names stays a goal
-            doubted = [a for a in scratch.out.attributes if a.key != "goals"]
-            if doubted or scratch.out.relations:
+            in_doubt = [a for a in scratch.out.attributes if a.key != "goals"]
+            if in_doubt or scratch.out.relations:
                 self.out.attributes += [a for a in scratch.out.attributes if a.key == "goals"]
-                scratch.out.attributes = doubted
+                scratch.out.attributes = in_doubt
                 uncertain = True
         if uncertain:
             claims = [
@@ -230,6 +234,15 @@ class ClauseFacts(TurnState):
         ended = clause.negated or clause.modal == "used_to" or clause.aspect in ("stop", "quit")
         if ended:
             final = clause.negated and _NO_MORE.search(clause.text) is not None
+            if clause.negated and not final and scratch.out.attributes:
+                # "I'm not a doctor": a denial, flagged as the seed's negated statements are
+                # (an ending says "anymore" or "no longer"); it still ends a value it names
+                a = scratch.out.attributes[0]
+                self.out.uncertainties.append(
+                    RawUncertainty(
+                        who, f"negated: {a.key.replace('_', ' ')} {a.value} ({clause.text[:160]})"
+                    )
+                )
             for a in scratch.out.attributes:
                 if a.key == "likes" and clause.negated and not final:
                     self.out.attribute(a.entity, "dislikes", a.value)

@@ -119,6 +119,17 @@ cardiologist, dermatologist, neurologist, oncologist, obstetrician, paediatricia
 engineer, lead, principal, intern, apprentice, trainee
 """)
 
+# What a pet word names as a species ("puppies" are dogs).
+SPECIES_OF = {
+    "kitten": "cat",
+    "kitty": "cat",
+    "kittie": "cat",
+    "puppy": "dog",
+    "puppie": "dog",
+    "pup": "dog",
+    "doggo": "dog",
+}
+
 PETS = _words("""
 bird, bunny, cat, dog, ferret, fish, gecko, guinea pig, hamster, horse, kitten, lizard, parrot,
 pony, puppy, rabbit, snake, turtle, bearded dragon, tortoise, cockatiel, budgie, chinchilla,

@@ -36,15 +36,7 @@ _YOU_HAVE_PET = re.compile(
 _SPECIES = Folded(
     r"\b(" + "|".join(sorted(gz.PETS | {"puppie", "kittie"}, key=len, reverse=True)) + r")s?\b"
 )
-_SPECIES_OF = {
-    "kitten": "cat",
-    "kitty": "cat",
-    "kittie": "cat",
-    "puppy": "dog",
-    "puppie": "dog",
-    "pup": "dog",
-    "doggo": "dog",
-}
+
 _PHOTO = Folded(
     r"\b(?:here'?s|here is|this is|check out|look at|take a look at|sharing|sending you|i took)"
     r" (?:a|the|this|my|some|another) (?:quick |recent |new |cute |little )?"
@@ -531,7 +523,7 @@ class PatternRules(TurnState):
 
     def _pet(self, owner: str, species: str, name: str) -> None:
         pet = self.out.retype(name, "animal")  # not a person after all
-        species = _SPECIES_OF.get(species, species)
+        species = gz.SPECIES_OF.get(species, species)
         self.used.add(pet.casefold())
         self.out.relation(owner, "has_pet", pet)
         self.out.attribute(pet, "species", species)

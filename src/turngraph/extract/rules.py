@@ -26,6 +26,7 @@ from turngraph.extract.base import (
     RawAction,
     RawExtraction,
     RawInstruction,
+    RawUncertainty,
     TurnContext,
 )
 from turngraph.extract.changes import ChangeRules
@@ -260,7 +261,25 @@ class RuleExtractor:
                 entities=tuple(e for e in found.entities if e.name.casefold() != me)
             )
         recap = _confirmed_recap(text, context)
-        return _joined(found, recap) if recap is not None else found
+        return _conflicts_flagged(_joined(found, recap) if recap is not None else found)
+
+
+def _conflicts_flagged(found: RawExtraction) -> RawExtraction:
+    """ "I work at Initech. I work at Globex.": one turn giving two values of a key that holds
+    one is a conflicting signal; the later value still stands (as a correction would), and
+    the conflict is flagged as an uncertainty."""
+    said: dict[tuple[str, str], list[str]] = {}
+    for a in found.attributes:
+        if a.key in SINGLE_VALUED and not a.negated:
+            values = said.setdefault((a.entity, a.key), [])
+            if a.value.casefold() not in (x.casefold() for x in values):
+                values.append(a.value)
+    flagged = tuple(
+        RawUncertainty(who, f"conflicting: {key.replace('_', ' ')} {' or '.join(values)}")
+        for (who, key), values in said.items()
+        if len(values) > 1
+    )
+    return replace(found, uncertainties=found.uncertainties + flagged) if flagged else found
 
 
 class _Turn(PatternRules, ChangeRules, ClauseFacts, DescriptionRules, KeyedRules, OpinionRules):
