@@ -437,3 +437,50 @@ def test_a_reply_never_makes_facts_about_the_user(mem: turngraph.Memory) -> None
     facts |= {(a.entity, a.key, a.value) for a in mem.state().knowledge.attributes}
     assert ("Dana", "location", "Leeds") in facts
     assert not any(value in ("Google", "Paris", "engineer") for _, _, value in facts)
+
+
+def test_a_session_id_joins_conversations_and_a_history_query_picks_entries(
+    mem: turngraph.Memory,
+) -> None:
+    """A conversation that names a session (resolved elsewhere, for affinity across
+    surfaces) shares its history; ``history_query`` picks the entries recall finds."""
+    runner = TurnRunner(namespace="bot", memory=mem)
+    mem.create_session(session_id="session:person-dana")
+    on_telegram = Conversation("telegram", "8587", session_id="session:person-dana")
+    on_slack = Conversation("slack", "C42", session_id="session:person-dana")
+    turn(runner, "My flight to Lisbon is on Friday.", reply="Noted.", conversation=on_telegram)
+    _, args = turn(runner, "What did I say about my flight?", conversation=on_slack)
+    assert [h.content for h in args.history] == [
+        "User: My flight to Lisbon is on Friday.\nAssistant: Noted."
+    ]
+    for i in range(6):
+        turn(runner, f"Small talk number {i}.", reply="Sure.", conversation=on_slack)
+    picky = TurnRunner(namespace="bot", memory=mem, history_limit=3, history_query="flight Lisbon")
+    _, args = turn(picky, "Remind me of the flight?", conversation=on_slack)
+    assert any("Lisbon" in h.content for h in args.history)
+    plain = TurnRunner(namespace="bot", memory=mem, history_limit=3)
+    _, args = turn(plain, "And now?", conversation=on_slack)
+    assert not any("Lisbon" in h.content for h in args.history)  # the newest three only
+
+
+def test_the_lifecycle_parts_are_public(mem: turngraph.Memory) -> None:
+    """remember_turn and collect_turn_context, for agents with a lifecycle of their own."""
+    provider = define_context(
+        "notes", lambda **_: {"id": "notes", "label": "Notes", "content": "open: ship v2"}
+    )
+    runner = TurnRunner(namespace="own", memory=mem, context=[provider])
+    tag = conversation_tag("own", "telegram", "1")
+    assert asyncio.run(runner.remember_turn(tag, "I live in Leeds.", "Nice!"))
+    assert asyncio.run(runner.remember_turn(tag, "x", "y", remember="Dana's birthday is May 2"))
+    history = asyncio.run(runner.recall_history(tag))
+    assert [h.content for h in history] == [
+        "User: I live in Leeds.\nAssistant: Nice!",
+        "Dana's birthday is May 2",
+    ]
+    blocks = asyncio.run(
+        runner.collect_turn_context(Conversation("telegram", "1"), "where do I live?", history)
+    )
+    assert [b.id for b in blocks] == ["memory", "notes"]
+    assert "Leeds" in blocks[0].content
+    with pytest.raises(ValueError, match="explicit turn memory cannot be empty"):
+        asyncio.run(runner.remember_turn(tag, "x", "y", remember=" "))

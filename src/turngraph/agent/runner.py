@@ -91,8 +91,13 @@ def conversation_tag(namespace: str, transport: str, conversation_id: str) -> st
 
 @dataclass(frozen=True)
 class Conversation:
+    """Where a turn happens: the transport and its conversation id, and optionally a
+    session id resolved elsewhere (affinity across surfaces: the same session for the
+    person's Telegram and Slack conversations); without one, the conversation's own."""
+
     transport: str
     id: str
+    session_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -204,6 +209,7 @@ class TurnRunner:
         assistant_label: str | None = None,
         clock: Callable[[], float] = time.time,
         memory_context_tokens: int = 800,
+        history_query: str | None = None,
     ) -> None:
         self.namespace = _check_namespace(namespace)
         self.memory = None if memory is False or memory is True else memory
@@ -217,13 +223,29 @@ class TurnRunner:
         self.assistant_label = assistant_label
         self.clock = clock
         self.memory_context_tokens = memory_context_tokens  # 0 turns the memory block off
+        self.history_query = history_query
+        self._sessions: dict[str, str] = {}
 
     # -- memory ----------------------------------------------------------------------------
 
     def session_for(self, tag: str) -> str:
-        return "session:tag-" + hashlib.sha256(tag.encode()).hexdigest()[:40]
+        """The session that holds a conversation's history: the one a conversation named
+        (``Conversation.session_id``, or ``session_id`` given to a public call), else one
+        derived from its tag."""
+        named = self._sessions.get(tag)
+        return named or "session:tag-" + hashlib.sha256(tag.encode()).hexdigest()[:40]
 
-    async def recall_history(self, tag: str, *, limit: int | None = None) -> list[HistoryItem]:
+    def _bind(self, tag: str, session_id: str | None) -> None:
+        if session_id is not None:
+            self._sessions[tag] = session_id
+
+    async def recall_history(
+        self, tag: str, *, limit: int | None = None, session_id: str | None = None
+    ) -> list[HistoryItem]:
+        """The conversation's history, oldest first: its newest ``limit`` entries (a saved
+        pair is one entry), or with ``history_query`` the entries recall finds for that
+        query among them."""
+        self._bind(tag, session_id)
         limit = self.history_limit if limit is None else limit
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise ValueError("turn memory limit must be positive")
@@ -284,13 +306,40 @@ class TurnRunner:
                     **live[-1],
                     "content": f"{live[-1]['content']}\n{assistant}: {turn.content}",
                     "pair": False,
+                    "ids": [*live[-1]["ids"], turn.id],
                 }
                 continue
             content = f"{user}: {turn.content}" if paired else turn.content
             live.append(
-                {"content": content, "createdAt": turn.observed_at.isoformat(), "pair": paired}
+                {
+                    "content": content,
+                    "createdAt": turn.observed_at.isoformat(),
+                    "pair": paired,
+                    "ids": [turn.id],
+                }
             )
+        if self.history_query:
+            live = self._relevant(session, live, limit)
         return [{"content": x["content"], "createdAt": x["createdAt"]} for x in live[-limit:]]
+
+    def _relevant(
+        self, session: str, live: list[dict[str, Any]], limit: int
+    ) -> list[dict[str, Any]]:
+        """The ``limit`` entries holding the turns recall ranks best for ``history_query`` in
+        this session, oldest first; all of them when recall finds none."""
+        assert self.memory is not None
+        assert self.history_query
+        found = self.memory.recall(
+            self.history_query, k=max(limit * 2, 10), session_id=session, include=("passages",)
+        )
+        rank = {h.source.turn_id: i for i, h in reversed(list(enumerate(found.hits)))}
+        ranked = sorted(
+            (min(rank.get(t, len(rank)) for t in x["ids"]), place)
+            for place, x in enumerate(live)
+            if any(t in rank for t in x["ids"])
+        )
+        best = sorted(place for _, place in ranked[:limit])  # the best, oldest first
+        return [live[p] for p in best] or live
 
     async def save(self, tag: str, content: str, *, role: str = "user") -> bool:
         """Save one record into the conversation's history (the same semantics as the
@@ -374,6 +423,34 @@ class TurnRunner:
 
     # -- context ---------------------------------------------------------------------------
 
+    async def remember_turn(
+        self,
+        tag: str,
+        input: str,
+        reply: str,
+        *,
+        remember: str | None = None,
+        session_id: str | None = None,
+    ) -> bool:
+        """Save a turn as the runner does after delivery: ``remember`` (an explicit record)
+        when given, else the user's input and the reply as a pair. For agents with their own
+        lifecycle; the same events, receipt check and ``required_memory`` rule."""
+        self._bind(tag, session_id)
+        if remember is not None:
+            if not remember.strip():
+                raise ValueError("explicit turn memory cannot be empty")
+            return await self.save(tag, remember)
+        return await self.save_pair(tag, input, reply)
+
+    async def collect_turn_context(
+        self, conversation: Conversation, input: str, history: Sequence[HistoryItem] = ()
+    ) -> list[ContextBlock]:
+        """The context blocks a turn gets: the memory's context payload first (block id
+        ``memory``), then each provider's, in order (required providers fail closed)."""
+        known = await self.memory_context(input)
+        blocks = await self._collect(conversation, input, list(history))
+        return [known, *blocks] if known is not None else blocks
+
     async def _collect(
         self, conversation: Conversation, text: str, history: list[HistoryItem]
     ) -> list[ContextBlock]:
@@ -454,11 +531,9 @@ class TurnRunner:
             namespace=self.namespace,
             transport=conversation.transport,
         )
+        self._bind(tag, conversation.session_id)
         history = await self.recall_history(tag)
-        known = await self.memory_context(text)
-        context = await self._collect(conversation, text, history)
-        if known is not None:
-            context = [known, *context]
+        context = await self.collect_turn_context(conversation, text, history)
         acks = 0
 
         async def ack(message: str) -> bool:
