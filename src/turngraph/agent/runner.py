@@ -20,13 +20,16 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import turngraph
 from turngraph.agent.protocol import MemoryCalls
 
 TURN_KIT_VERSION = turngraph.__version__
+if TYPE_CHECKING:
+    from turngraph.agent.assistant import TurnPersona
+
 log = logging.getLogger("turngraph.turn")
 _NAMESPACE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 HISTORY_WINDOW = 200  # newest turns of a session read to build the history
@@ -199,7 +202,7 @@ class TurnRunner:
     def __init__(
         self,
         *,
-        namespace: str,
+        namespace: str | None = None,
         memory: MemoryCalls | bool | None,
         context: Sequence[ContextProvider] = (),
         history_limit: int = 8,
@@ -210,7 +213,15 @@ class TurnRunner:
         clock: Callable[[], float] = time.time,
         memory_context_tokens: int = 800,
         history_query: str | None = None,
+        persona: TurnPersona | None = None,
     ) -> None:
+        if persona is not None:  # its id names the agent; its memory's ttl_days bounds history
+            namespace = namespace or persona.id
+            if ttl_seconds is None:
+                ttl_seconds = persona.memory.ttl_seconds
+        if namespace is None:
+            raise ValueError("a turn runner needs a namespace (or a persona to take it from)")
+        self.persona = persona
         self.namespace = _check_namespace(namespace)
         self.memory = None if memory is False or memory is True else memory
         if memory is True:
