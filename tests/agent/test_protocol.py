@@ -271,3 +271,31 @@ def test_a_failed_retrieval_is_never_fatal_and_ids_and_sender_kinds_are_kept(
     degraded = flaky.open_turn_sync("t1", user_message="Where is Acme Corp based?")
     assert degraded.retrieved == []
     assert degraded.user.content == "Where is Acme Corp based?"
+
+
+def test_a_reply_longer_than_a_turn_is_stored_whole_beside_its_message(
+    mem: turngraph.Memory,
+) -> None:
+    """Both halves or neither: a 70,000-character reply used to fail after the user half was
+    stored; it is stored whole now, in order, over as many turns as it needs."""
+    reply = "\n".join(f"Line {i}: " + "word " * 30 for i in range(450))
+    assert len(reply) > 2 * 32_000
+
+    def agent(message: str, ctx: TurnContext) -> str:
+        return reply
+
+    turn = with_memory(agent, memory=mem, conversation_id="long")
+    result = asyncio.run(turn("Write me the long report.", turn_id="t1"))
+    turns = mem.list_turns(TurnMemory(mem, conversation_id="long").session_id).turns
+    assert [t.role for t in turns] == ["user", "assistant", "assistant", "assistant"]
+    assert "".join(t.content for t in turns[1:]) == reply
+    assert result.assistant.continued_turn_ids == [t.id for t in turns[2:]]
+    again = asyncio.run(turn("Write me the long report.", turn_id="t1"))  # a replay
+    assert again.assistant.replayed
+    assert len(mem.list_turns(TurnMemory(mem, conversation_id="long").session_id).turns) == 4
+    # A user message as long is kept whole the same way.
+    long_question = "Please read this. " * 2_500
+    asyncio.run(turn(long_question, turn_id="t2"))
+    turns = mem.list_turns(TurnMemory(mem, conversation_id="long").session_id).turns[4:]
+    assert [t.role for t in turns][:2] == ["user", "user"]
+    assert "".join(t.content for t in turns if t.role == "user") == long_question

@@ -30,6 +30,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel
 
 from turngraph.agent.identifiers import DEFAULT_LIMIT, extract_identifiers
+from turngraph.config import Limits
 from turngraph.core.ids import entity_ref
 from turngraph.core.validate import name_key
 from turngraph.errors import ConflictError, NotFoundError, ValidationError
@@ -83,6 +84,8 @@ class StoredMessage(BaseModel):
     session_id: str
     refers_to: list[str]
     replayed: bool = False
+    # A message longer than one turn holds (PART_CHARS): the turns that hold the rest.
+    continued_turn_ids: list[str] = []
 
 
 class OpenedTurn(BaseModel):
@@ -115,6 +118,21 @@ class TurnContext:
     turn_id: str
     retrieved: list[RetrievedEntity] = field(default_factory=list)
     memory: MemoryContext | None = None
+
+
+PART_CHARS = Limits().content_hard_chars  # the most one turn holds
+
+
+def _parts(text: str, most: int) -> list[str]:
+    """``text`` in pieces of at most ``most`` characters, cut after a line break or a space
+    where there is one in the piece's second half; joined, they are ``text``."""
+    parts = []
+    while len(text) > most:
+        cut = max(text.rfind("\n", most // 2, most), text.rfind(" ", most // 2, most))
+        cut = cut + 1 if cut > 0 else most
+        parts.append(text[:cut])
+        text = text[cut:]
+    return [*parts, text]
 
 
 def _part(value: str) -> str:
@@ -328,14 +346,27 @@ class TurnMemory:
                     "target": {"type": target.type, "name": target.name},
                 }
             )
+        labels = [f"turn_id={turn_id}", f"turn_key={key}", f"role={role}", f"sender_kind={kind}"]
+        first, *more = _parts(content, PART_CHARS)
         result = self.memory.remember(
-            content,
+            first,
             session_id=session,
             role=role,
-            labels=[f"turn_id={turn_id}", f"turn_key={key}", f"role={role}", f"sender_kind={kind}"],
+            labels=[*labels, f"part=1/{len(more) + 1}"] if more else labels,
             links=links,
             idempotency_key=self.idempotency_key(turn_id, role),
         )
+        rest: list[str] = []
+        if more:
+            # A message longer than one turn holds: the rest follows as turns of its own,
+            # in order, one write, so the text stored is the text said, whole.
+            batch = self.memory.remember_many(
+                [{"role": role, "content": part} for part in more],
+                session_id=session,
+                labels=[*labels, "part=continued"],
+                idempotency_key=f"{self.idempotency_key(turn_id, role)}:rest",
+            )
+            rest = list(batch.turn_ids)
         return StoredMessage(
             turn_id=turn_id,
             turn_key=key,
@@ -346,6 +377,7 @@ class TurnMemory:
             session_id=result.session_id,
             refers_to=[link["target"]["name"] for link in links[1:]],
             replayed=result.replayed,
+            continued_turn_ids=rest,
         )
 
     def _check_role(self, key: str, role: Role) -> None:
