@@ -110,3 +110,47 @@ def test_the_bridge_assembles_identity_instructions_history_and_context(
         context=[ContextBlock("notes", "Notes", "ship v2", source="file")],
     )
     assert plain.system_prompt == "You are A.\n\n## Notes\nship v2"
+
+
+def test_a_runner_answers_with_the_configured_chat_model(mem: turngraph.Memory) -> None:
+    """The managed chat loop in the agent kit: the runner's turn answered by the model, with
+    the memory's context and the history in its prompt; a failing model delivers and saves
+    nothing."""
+    from turngraph.agent.assistant import model_responder
+    from turngraph.config import Settings
+    from turngraph.core.chat import ChatModel
+
+    from ..fakes.openai_server import Reply, fake_openai
+
+    mem.remember("Always reply in French.", speaker="Dana")
+    with fake_openai() as fake:
+        model = ChatModel.from_settings(Settings(llm_base_url=fake.base_url, llm_model="m"))
+        runner = TurnRunner(namespace="fr", memory=mem)
+        chat = Conversation("telegram", "5")
+        delivered: list[str] = []
+        fake.replies.append(Reply(content="Bonjour !"))
+        result = asyncio.run(
+            runner.run(
+                conversation=chat,
+                input="Hello!",
+                respond=model_responder(model),
+                deliver=delivered.append,
+            )
+        )
+        assert (result.reply, delivered, result.memory_saved) == ("Bonjour !", ["Bonjour !"], True)
+        prompt = fake.requests[-1]["body"]["messages"]
+        assert "Always reply in French" in prompt[0]["content"]
+        assert prompt[-1] == {"role": "user", "content": "Hello!"}
+        fake.replies.append(Reply(status=500, raw="boom"))
+        with pytest.raises(turngraph.ModelError, match="answered 500"):
+            asyncio.run(
+                runner.run(
+                    conversation=chat,
+                    input="Again?",
+                    respond=model_responder(model),
+                    deliver=delivered.append,
+                )
+            )
+        assert delivered == ["Bonjour !"]
+        tag = conversation_tag("fr", "telegram", "5")
+        assert len(asyncio.run(runner.recall_history(tag))) == 1

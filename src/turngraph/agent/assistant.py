@@ -7,6 +7,9 @@ projection a model harness can take as is.
 leaving transports and every other choice to the application. ``TurnRunner(persona=...)``
 takes its id as the namespace and its ``ttl_days`` as the history's time to live.
 
+``model_responder`` answers a turn with the configured chat model (the managed chat loop's
+model, for the runner's lifecycle: the runner saves the pair after delivery).
+
 ``assemble_assistant_turn_context`` takes the assistant's id and name, its base
 instructions, the turn, the conversation, the history the runner recalled and the context
 blocks it collected, and returns them assembled, with ``harness_projection``: the system
@@ -16,12 +19,14 @@ as chat messages, and the ids that say which turn it was.
 
 from __future__ import annotations
 
+import asyncio
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from turngraph.agent.runner import ContextBlock, Conversation, HistoryItem
+from turngraph.agent.runner import ContextBlock, Conversation, HistoryItem, RespondArgs
+from turngraph.core.chat import SYSTEM, ChatModel
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 
@@ -169,3 +174,22 @@ def assemble_assistant_turn_context(
         context=tuple(context),
         harness_projection=projection,
     )
+
+
+def model_responder(
+    model: ChatModel, *, system_prompt: str = SYSTEM
+) -> Callable[[RespondArgs], Awaitable[str]]:
+    """A ``respond`` for :class:`~turngraph.agent.runner.TurnRunner` that asks ``model`` (an
+    OpenAI-compatible chat model, ``ChatModel.from_settings(settings)``): the system prompt
+    with each context block under its label (the memory's first), the history, then the
+    input. The runner saves the pair only after delivery; a model that fails raises
+    ModelError, and then nothing is delivered or saved."""
+
+    async def respond(args: RespondArgs) -> str:
+        blocks = [f"## {b.label}\n{b.content.strip()}" for b in args.context if b.content.strip()]
+        messages = [{"role": "system", "content": "\n\n".join([system_prompt, *blocks])}]
+        messages += [{"role": "user", "content": h.content} for h in args.history]
+        messages.append({"role": "user", "content": args.input})
+        return await asyncio.to_thread(model.reply, messages)
+
+    return respond
