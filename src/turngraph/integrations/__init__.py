@@ -1,0 +1,2 @@
+"""Integrations with agent frameworks, each behind its own extra: ``langgraph`` (a LangGraph
+store over a turngraph memory)."""
