@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src" / "turngraph"
 CONTRACTS = {"errors", "config", "models", "operations", "plugins"}
-FACES = {"server", "mcp", "cli", "client", "agent", "bench"}
+FACES = {"server", "mcp", "cli", "client", "agent", "bench", "integrations"}
 # What recall/ and extract/ may use of the core (docs/architecture.md, "Layers").
 CORE_HELPERS = {"core.validate", "core.categories", "core.graph"}
 
