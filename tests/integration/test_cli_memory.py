@@ -103,3 +103,58 @@ def test_cli_errors_go_to_stderr_with_exit_status_1(
     code, out, err = run(capsys, monkeypatch, db, "remember", "--jsonl", stdin='{"text": "ok"}\n[')
     assert (code, out) == (1, "")
     assert "line 2" in err
+
+
+def test_progress_is_one_line_rewritten_on_a_terminal_and_lines_in_a_log(tmp_path: Path) -> None:
+    """A long import reports progress: on a terminal one line rewritten in place (ended when
+    the command ends), in a pipe one line per report."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    source = tmp_path / "source.db"
+    with turngraph.open(source) as db:
+        mem = db.create_memory("m", retrieval={"embedder": "none"})
+        session = mem.create_session().id
+        for batch in range(3):
+            mem.remember_many(
+                [{"content": f"line {batch}-{i}"} for i in range(500)],
+                session_id=session,
+                infer="none",
+            )
+    file = tmp_path / "m.jsonl"
+    cli = [sys.executable, "-m", "turngraph.cli"]
+    exported = [*cli, "export", str(file), "--memory", "m", "--db", str(source)]
+    assert subprocess.run(exported, check=False).returncode == 0
+    args = [*cli, "import", str(file), "--memory", "m", "--create"]
+    piped = subprocess.run(
+        [*args, "--db", str(tmp_path / "piped.db")], capture_output=True, text=True, check=False
+    )
+    assert piped.returncode == 0, piped.stderr
+    assert "\r" not in piped.stderr
+    assert "1000 records" in piped.stderr.splitlines()[0]
+    leader, follower = pty.openpty()
+    done = subprocess.run(
+        [*args, "--db", str(tmp_path / "tty.db")],
+        stdout=subprocess.DEVNULL,
+        stderr=follower,
+        check=False,
+    )
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(leader)
+    assert done.returncode == 0
+    text = seen.decode()
+    assert "\r" in text
+    assert "1000 records" in text
+    assert text.endswith("\n")
+    assert text.count("\n") < piped.stderr.count("\n")  # rewritten, not one line per report

@@ -24,6 +24,7 @@ import turngraph
 from turngraph.cli import made as cli_made
 from turngraph.cli import memory as cli_memory
 from turngraph.cli import parser as cli_parser
+from turngraph.cli import progress
 from turngraph.core.memory import Memory
 from turngraph.errors import (
     ConflictError,
@@ -345,9 +346,7 @@ def cmd_bench(args: argparse.Namespace) -> None:
             f"no such LoCoMo file: {', '.join(missing) or args.files}", field="files"
         )
     try:
-        report = locomo.run(
-            paths, ks, log=lambda line: print(line, file=sys.stderr), db_url=args.db
-        )
+        report = locomo.run(paths, ks, log=progress.show, db_url=args.db)
     except ImportError as exc:
         raise ValidationError(
             f"the LoCoMo benchmark needs {exc.name} for its baseline: pip install -e '.[dev]'",
@@ -384,7 +383,7 @@ def cmd_bench_extraction(args: argparse.Namespace) -> None:
             extractor=extractor,
             labels=labels,
             max_turns=args.max_turns,
-            log=lambda line: print(line, file=sys.stderr),
+            log=progress.show,
         )
     if args.heldout:
         if not report:
@@ -395,7 +394,7 @@ def cmd_bench_extraction(args: argparse.Namespace) -> None:
             extractor=extractor,
             labels=held_labels,
             max_turns=args.heldout_turns or args.max_turns,
-            log=lambda line: print(line, file=sys.stderr),
+            log=progress.show,
         )
     if args.suite:
         report["suite"] = extraction.run_suite(extractor, Path(args.suite))
@@ -423,7 +422,7 @@ def _labels_file(path: str | None, name: str) -> dict[str, Any] | None:
 def cmd_bench_currency(args: argparse.Namespace) -> None:
     from turngraph.bench import currency
 
-    report = currency.run(Path(args.folder), log=lambda line: print(line, file=sys.stderr))
+    report = currency.run(Path(args.folder), log=progress.show)
     print(currency.render(report))
     if args.misses:
         for split in currency.SPLITS:
@@ -456,7 +455,7 @@ def cmd_copy(args: argparse.Namespace) -> None:
             dst.store,
             names=args.memories,
             organization=args.organization,
-            log=lambda line: print(line, file=sys.stderr),
+            log=progress.show,
         )
         dst.resume_indexing()  # the copied rows are embedded again in the destination
         wait_for_index(dst.store, timeout=3600)
@@ -696,12 +695,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args.handler(args)
     except TurngraphError as exc:
+        progress.PROGRESS.done()  # an error starts a line of its own
         print(f"turngraph: error: {exc}", file=sys.stderr)
         return 1
     except (OSError, ValueError) as exc:
+        progress.PROGRESS.done()
         print(f"turngraph: error: {exc}", file=sys.stderr)
         return 1
     finally:
+        progress.PROGRESS.done()
         for db in getattr(args, "opened", []):
             db.close()  # its store's threads end with it
     return 0

@@ -16,6 +16,7 @@ from typing import IO, Any
 
 from pydantic import BaseModel
 
+from turngraph.cli import progress
 from turngraph.core.database import Database
 from turngraph.core.memory import Memory
 from turngraph.core.transfer import export_memories, import_memories, json_object
@@ -128,7 +129,7 @@ def _remember_lines(
         session = session or r.session_id  # lines without one share the first session
         results.append(r)
         if len(results) % PROGRESS_EVERY == 0:
-            print(f"remembered {len(results)} turns", file=sys.stderr, flush=True)
+            progress.show(f"remembered {len(results)} turns")
     return results
 
 
@@ -254,7 +255,7 @@ def _open(path: str | None, mode: str, standard: IO[str]) -> AbstractContextMana
 
 
 def _progress(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
+    progress.show(line)
 
 
 def cmd_export(args: argparse.Namespace, open_db: OpenDb) -> None:
