@@ -299,3 +299,18 @@ def test_a_reply_longer_than_a_turn_is_stored_whole_beside_its_message(
     turns = mem.list_turns(TurnMemory(mem, conversation_id="long").session_id).turns[4:]
     assert [t.role for t in turns][:2] == ["user", "user"]
     assert "".join(t.content for t in turns if t.role == "user") == long_question
+
+
+def test_a_message_just_over_a_turn_of_whitespace_is_stored_once_and_ids_keep_old_sessions(
+    mem: turngraph.Memory,
+) -> None:
+    turns = TurnMemory(mem, conversation_id="ws")
+    stored = turns.store_message("t1", "user", "x" * 32_000 + "\n")
+    assert stored.continued_turn_ids == []
+    assert turns.store_message("t1", "user", "x" * 32_000 + "\n").replayed  # a retry
+    # A conversation id of session characters keeps the session earlier versions named.
+    assert TurnMemory(mem, conversation_id="-100123").session_id == "session:conv-python--100123"
+    # Percent-encoding is by UTF-8 bytes: no two ids spell one key.
+    assert TurnMemory(mem, conversation_id="é0").turn_key("t", "user") != TurnMemory(
+        mem, conversation_id="\u0e90"
+    ).turn_key("t", "user")

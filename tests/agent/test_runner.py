@@ -484,3 +484,20 @@ def test_the_lifecycle_parts_are_public(mem: turngraph.Memory) -> None:
     assert "Leeds" in blocks[0].content
     with pytest.raises(ValueError, match="explicit turn memory cannot be empty"):
         asyncio.run(runner.remember_turn(tag, "x", "y", remember=" "))
+
+
+def test_a_reply_whose_message_fell_outside_the_window_is_labelled_the_assistants(
+    mem: turngraph.Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from turngraph.agent import runner as runner_module
+
+    monkeypatch.setattr(runner_module, "HISTORY_WINDOW", 3)
+    runner = TurnRunner(namespace="win", memory=mem)
+    tag = conversation_tag("win", "telegram", "1")
+    for i in range(2):
+        asyncio.run(runner.remember_turn(tag, f"question {i}", f"answer {i}"))
+    history = asyncio.run(runner.recall_history(tag))  # the window starts on "answer 0"
+    assert [h.content for h in history] == [
+        "Assistant: answer 0",
+        "User: question 1\nAssistant: answer 1",
+    ]

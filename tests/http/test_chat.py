@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from surrealdb_memory import Memory as OfficialMemory
 from surrealdb_memory import MemoryAPIError
@@ -132,3 +133,30 @@ def test_chat_over_both_http_apis_and_their_clients(tmp_path: Path) -> None:
             done = client.memory("chatty").chat("And again?", session_id=answer.session_id)
             assert done.reply == "Via the graph API."
             assert done.session_id == answer.session_id
+
+
+def test_chat_history_steps_past_deleted_turns_and_a_keyed_retry_asks_once(
+    tmp_path: Path,
+) -> None:
+    with fake_openai() as fake, running(tmp_path / "s.db", core=_settings(fake)) as server:
+        mem = server.db.create_memory("hist", retrieval={"embedder": "none"})
+        session = mem.create_session().id
+        for i in range(20):
+            mem.remember(f"note {i}", session_id=session, infer="none")
+        for t in mem.list_turns(session).turns[10:]:
+            mem.delete_observation(t.slug)
+        fake.replies.append(Reply(content="ok"))
+        mem.chat("what now?", session_id=session)
+        history = fake.requests[-1]["body"]["messages"][1:-1]
+        assert [m["content"] for m in history] == [f"note {i}" for i in range(10)]
+        url = f"{server.url}/api/v1/hist/chat"
+        auth = {"Authorization": f"Bearer {server.admin_key}", "Idempotency-Key": "chat-1"}
+        fake.replies.append(Reply(content="first answer"))
+        with httpx.Client(headers=auth) as http:
+            first = http.post(url, json={"message": "hello", "sessionId": session})
+            again = http.post(url, json={"message": "hello", "sessionId": session})
+        assert first.status_code == again.status_code == 200
+        assert again.json()["reply"] == first.json()["reply"] == "first answer"
+        assert (
+            len([r for r in fake.requests if r["body"]["messages"][-1]["content"] == "hello"]) == 1
+        )

@@ -204,3 +204,19 @@ def test_reextract_and_the_older_turn_only_export_replay_turns_once(tmp_path: Pa
             assert mem.info().turns == 3
             state = mem.entity_state("person", "Dana").attributes
             assert [(a.key, a.value) for a in state] == expected
+
+
+def test_an_empty_memory_imports_twice_as_unchanged(tmp_path: Path) -> None:
+    source = tmp_path / "source.db"
+    with turngraph.open(source) as db:
+        db.create_memory("empty", retrieval={"embedder": "none"})
+    file = tmp_path / "e.jsonl"
+    assert _cli("export", str(file), "--memory", "empty", "--db", str(source)).returncode == 0
+    args = ["import", str(file), "--memory", "empty", "--create", "--db", str(tmp_path / "t.db")]
+    first, second = _cli(*args, "--json"), _cli(*args, "--json")
+    assert first.returncode == 0, first.stderr
+    assert second.returncode == 0, second.stderr
+    assert [json.loads(x.stdout)[0]["status"] for x in (first, second)] == [
+        "imported",
+        "unchanged",
+    ]

@@ -175,3 +175,23 @@ def test_the_example_runs(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "search 'what is her dog's name?': My dog is called Pixel." in done.stdout
+
+
+def test_search_stays_in_its_namespace_and_put_survives_a_deleted_observation(
+    store: TurngraphStore,
+) -> None:
+    for i in range(30):  # many other users talk about pizza
+        for j in range(3):
+            store.put(("memories", f"user{i}"), f"k{j}", {"text": f"user{i} likes pizza {j}"})
+    store.put(("memories", "zed"), "garden", {"text": "zed grows tomatoes"})
+    store.put(("memories", "zed"), "food", {"text": "zed likes pizza with olives"})
+    found = store.search(("memories", "zed"), query="pizza")
+    assert found[0].key == "food"
+    assert found[0].score is not None
+    # An item whose observation was removed by other means can still be updated.
+    item = store._record("langgraph/memories/zed/food.json")
+    assert item is not None
+    store.memory.delete_observation(item["slug"])
+    store.put(("memories", "zed"), "food", {"text": "zed likes pizza with capers"})
+    again = store.search(("memories", "zed"), query="capers")
+    assert again[0].key == "food"

@@ -151,3 +151,22 @@ def test_the_example_runs(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "second answer: You live in Leeds." in done.stdout
+
+
+def test_an_item_with_no_text_is_kept_and_a_batch_is_not_cut(mem: turngraph.Memory) -> None:
+    session = TurngraphSession("odd", mem)
+    blank = {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": "\n"}],
+    }
+    asyncio.run(
+        session.add_items(
+            [{"role": "user", "content": "hi"}, blank, {"role": "user", "content": "bye"}]
+        )
+    )
+    assert asyncio.run(session.get_items()) == [
+        {"role": "user", "content": "hi"},
+        blank,
+        {"role": "user", "content": "bye"},
+    ]

@@ -26,6 +26,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
+from urllib.parse import quote
 
 from pydantic import BaseModel
 
@@ -46,7 +47,6 @@ from turngraph.models import (
 log = logging.getLogger("turngraph.agent")
 Role = Literal["user", "assistant"]
 STRUCTURAL = ("conversation", "conversation_message")
-_KEY_PART = re.compile(r"[^A-Za-z0-9._-]")
 
 
 class MemoryCalls(Protocol):
@@ -125,27 +125,33 @@ PART_CHARS = Limits().content_hard_chars  # the most one turn holds
 
 def _parts(text: str, most: int) -> list[str]:
     """``text`` in pieces of at most ``most`` characters, cut after a line break or a space
-    where there is one in the piece's second half; joined, they are ``text``."""
+    where there is one in the piece's second half; joined, they are ``text`` (less any
+    whitespace past the last piece's limit)."""
     parts = []
-    while len(text) > most:
+    while len(text) > most and text[most:].strip():
         cut = max(text.rfind("\n", most // 2, most), text.rfind(" ", most // 2, most))
         cut = cut + 1 if cut > 0 else most
         parts.append(text[:cut])
         text = text[cut:]
-    return [*parts, text]
+    # Past the limit only whitespace is left: a turn cannot hold it alone, and it says nothing.
+    return [*parts, text[:most]]
 
 
 def _part(value: str) -> str:
-    return _KEY_PART.sub(lambda m: f"%{ord(m.group(0)):02X}", value)
+    """``value`` percent-encoded byte by byte (UTF-8): one spelling per value, no ':'."""
+    return quote(value, safe="")
 
 
-_PLAIN = re.compile(r"[A-Za-z0-9._]{1,80}")
+_PLATFORM = re.compile(r"[A-Za-z0-9._]{1,60}")
+_CONVERSATION = re.compile(r"[A-Za-z0-9._:-]{1,120}")
 
 
 def _session_id(platform: str, conversation_id: str) -> str:
-    """The conversation's session: ``session:conv-{platform}-{conversation_id}`` when both
-    are plain words (no "-" to make two of them alike), else one named by a digest."""
-    if _PLAIN.fullmatch(platform) and _PLAIN.fullmatch(conversation_id):
+    """The conversation's session: ``session:conv-{platform}-{conversation_id}`` (as earlier
+    versions named it, so a conversation keeps its history across an upgrade) when the
+    platform has no "-" and the id only characters a session id may hold; else one named by
+    a digest of both."""
+    if _PLATFORM.fullmatch(platform) and _CONVERSATION.fullmatch(conversation_id):
         return f"session:conv-{platform}-{conversation_id}"
     digest = hashlib.sha256(f"{platform}\n{conversation_id}".encode()).hexdigest()[:40]
     return f"session:conv-h-{digest}"

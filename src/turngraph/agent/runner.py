@@ -320,7 +320,9 @@ class TurnRunner:
                     "ids": [*live[-1]["ids"], turn.id],
                 }
                 continue
-            content = f"{user}: {turn.content}" if paired else turn.content
+            # a reply whose user half fell outside the window is still the assistant's
+            speaker = assistant if turn.role == "assistant" else user
+            content = f"{speaker}: {turn.content}" if paired else turn.content
             live.append(
                 {
                     "content": content,

@@ -155,8 +155,14 @@ class ChatOps:
             count = mem.get_session(session_id).turn_count
         except NotFoundError:
             return []
-        page = mem.list_turns(session_id, limit=HISTORY_TURNS, offset=max(0, count - HISTORY_TURNS))
+        # turn_count counts every turn ever added; deleted ones leave the page short, so
+        # the window steps back until it holds enough turns or reaches the start.
+        offset = max(0, count - HISTORY_TURNS)
+        turns = mem.list_turns(session_id, limit=500, offset=offset).turns
+        while len(turns) < HISTORY_TURNS and offset > 0:
+            offset = max(0, offset - 4 * HISTORY_TURNS)
+            turns = mem.list_turns(session_id, limit=500, offset=offset).turns
         return [
             {"role": "assistant" if t.role == "assistant" else "user", "content": t.content}
-            for t in page.turns
+            for t in turns[-HISTORY_TURNS:]
         ]

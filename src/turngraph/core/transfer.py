@@ -350,6 +350,8 @@ def _restore(
             counts = writer.finish()
             if lines.last:  # checked before the commit: the file holds nothing more
                 _no_more(lines)
+            if w.get_idempotency(f"import:{digest.hexdigest()}") is not None:
+                raise _Unchanged  # these records were imported here before: write nothing
             w.put_idempotency(
                 IdempotencyRow(
                     key=f"import:{digest.hexdigest()}",
@@ -360,11 +362,17 @@ def _restore(
                     created_at=datetime.now(UTC),
                 )
             )
+    except _Unchanged:
+        return Imported(name, "unchanged")
     except BaseException:
         if not existed:
             db.store.delete_memory(row.id)
         raise
     return Imported(name, "imported", counts)
+
+
+class _Unchanged(Exception):
+    """Raised inside the write transaction to roll it back: nothing new to import."""
 
 
 # -- replaying turns through remember ---------------------------------------------------------
@@ -441,6 +449,7 @@ def _replay(mem: Memory, turns: Iterator[_Turn], progress: Progress) -> Imported
         except ValidationError as exc:
             raise ValidationError(f"{t.where}: {exc}", field=t.where) from None
         counts["unchanged" if done.replayed else "turn"] += 1
-        if counts["turn"] % 25 == 0:
-            progress(f"memory {mem.name!r}: {counts['turn']} turns")
+        seen = counts["turn"] + counts["unchanged"]
+        if seen % 25 == 0:
+            progress(f"memory {mem.name!r}: {seen} turns")
     return Imported(mem.name, "replayed", counts)

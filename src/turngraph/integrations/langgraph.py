@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
@@ -127,11 +128,15 @@ class TurngraphStore(BaseStore):
             if slug:
                 self.memory.delete_observation(slug)
             slug = None
-        elif slug:
-            self.memory.update_observation(slug, title=title, content=text)
         else:
-            written = self.memory.add_observation(title=title, content=text, tags=[TAG])
-            slug = written.observation.slug
+            tags = [TAG, *_prefix_tags(namespace)]
+            try:
+                if not slug:
+                    raise NotFoundError("no observation yet")
+                self.memory.update_observation(slug, title=title, content=text, tags=tags)
+            except NotFoundError:  # new, or its observation was deleted by other means
+                written = self.memory.add_observation(title=title, content=text, tags=tags)
+                slug = written.observation.slug
         record = {
             "namespace": list(namespace),
             "key": key,
@@ -169,7 +174,10 @@ class TurngraphStore(BaseStore):
         if op.query:
             wanted = op.offset + op.limit
             found = self.memory.recall(
-                op.query, k=min(50, max(wanted * 3, 10)), tags=[TAG], include=("passages",)
+                op.query,
+                k=min(50, max(wanted * 3, 10)),
+                tags=[TAG, *_prefix_tags(op.namespace_prefix)[-1:]],  # this namespace only
+                include=("passages",),
             )
             for hit in found.hits:
                 slug = hit.source.slug
@@ -201,6 +209,15 @@ class TurngraphStore(BaseStore):
             out.append(ns[: op.max_depth] if op.max_depth is not None else ns)
         out = sorted(set(out))
         return out[op.offset : op.offset + op.limit]
+
+
+def _prefix_tags(namespace: tuple[str, ...]) -> list[str]:
+    """A tag for each prefix of the namespace (``("users",)``, ``("users", "dana")``, ...),
+    so a search finds only the items under the prefix it asks about."""
+    return [
+        "lg:" + hashlib.sha256("\x1f".join(namespace[:i]).encode()).hexdigest()[:24]
+        for i in range(1, min(len(namespace), 30) + 1)
+    ]
 
 
 def _text(value: dict[str, Any], index: Any) -> str | None:

@@ -119,7 +119,7 @@ class TurngraphSession(SessionABC):
             role = _ROLES.get(str(item.get("role")), "tool")
             is_message = role != "tool" and item.get("type") in (None, "message")
             said = self.memory.remember(
-                _text(item)[:TEXT_CHARS] or "(empty)",
+                _text(item)[:TEXT_CHARS].strip() or "(empty)",
                 session_id=self.turngraph_session,
                 role=role if is_message else "tool",
                 infer="full" if is_message else "none",

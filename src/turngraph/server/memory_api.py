@@ -423,34 +423,53 @@ def delete_entity(
 
 @router.post("/{context}/chat", responses=responses(*COMMON, 409, 413, 502))
 def chat(
-    context: str, body: ChatRequest, db: DatabaseDep, caller: CallerDep, request: Request
+    context: str,
+    body: ChatRequest,
+    db: DatabaseDep,
+    caller: CallerDep,
+    request: Request,
+    idempotency_key: IdempotencyKey = None,
 ) -> Response:
     """The managed chat loop (:meth:`turngraph.Memory.chat`): the message stored as the
     user's turn, the memory's context given to the configured chat model
     (``TURNGRAPH_LLM_*``, or ``model``), the reply stored and returned. With ``stream`` the
     reply comes as server-sent events: one ``delta`` with the whole reply, then ``[DONE]``.
-    A model that fails answers 502 naming the stored turn; nothing is made up."""
+    A model that fails answers 502 naming the stored turn; nothing is made up. With an
+    ``Idempotency-Key`` a retry answers the first reply and asks the model nothing."""
     bound = bind(db, caller, context, "read_write")
-    done = bound.memory.chat(
-        body.message, session_id=body.session_id, model=body.model, labels=body.labels
-    )
     trace = getattr(request.state, "trace_id", "")
-    answer = {
-        "reply": done.reply,
-        "sessionId": done.session_id,
-        "traceId": trace,
-        "turnId": done.turn_id,
-        "replyTurnId": done.reply_turn_id,
-        "model": done.model,
-        "memoryUpdates": _extraction(done.memory_updates),
-        "citations": [
-            {"id": h.id, "kind": h.kind, "text": h.text[:280]} for h in done.context.passages
-        ],
-    }
-    if not body.stream:
-        return JSONResponse(answer)
+
+    def write() -> tuple[int, Any]:
+        done = bound.memory.chat(
+            body.message, session_id=body.session_id, model=body.model, labels=body.labels
+        )
+        return 200, {
+            "reply": done.reply,
+            "sessionId": done.session_id,
+            "traceId": trace,
+            "turnId": done.turn_id,
+            "replyTurnId": done.reply_turn_id,
+            "model": done.model,
+            "memoryUpdates": _extraction(done.memory_updates),
+            "citations": [
+                {"id": h.id, "kind": h.kind, "text": h.text[:280]} for h in done.context.passages
+            ],
+        }
+
+    answered = run_once(
+        db.store,
+        scope=_scope(bound),
+        key=idempotency_key,
+        fp=fingerprint("chat", body.model_dump(mode="json", exclude={"stream"})),
+        timeout_seconds=_timeout(request),
+        write=write,
+        memory=bound.memory.name,
+    )
+    if not body.stream or answered.status_code != 200:
+        return answered
+    answer = json.loads(bytes(answered.body))
     frames = [
-        {"delta": done.reply, "sessionId": done.session_id, "traceId": trace},
+        {"delta": answer["reply"], "sessionId": answer["sessionId"], "traceId": trace},
         {**answer, "done": True},
     ]
     text = "".join(f"data: {json.dumps(f)}\n\n" for f in frames) + "data: [DONE]\n\n"
