@@ -314,3 +314,13 @@ def test_a_message_just_over_a_turn_of_whitespace_is_stored_once_and_ids_keep_ol
     assert TurnMemory(mem, conversation_id="é0").turn_key("t", "user") != TurnMemory(
         mem, conversation_id="\u0e90"
     ).turn_key("t", "user")
+
+
+def test_the_entity_list_leaves_the_conversation_entities_out_unless_asked(
+    mem: turngraph.Memory,
+) -> None:
+    turns = TurnMemory(mem, conversation_id="list")
+    turns.open_turn_sync("t1", user_message="Ana Lopez runs the Acme account.")
+    assert {e.type for e in mem.list_entities()} <= {"person", "organization", "other"}
+    assert [e.type for e in mem.list_entities("conversation_message")] == ["conversation_message"]
+    assert [e.type for e in mem.list_entities("conversation")] == ["conversation"]

@@ -46,7 +46,7 @@ from turngraph.errors import (
     NotFoundError,
     ValidationError,
 )
-from turngraph.extract.base import Extractor
+from turngraph.extract.base import STRUCTURAL_TYPES, Extractor
 from turngraph.extract.rules import RuleExtractor
 from turngraph.models import (
     DeleteResult,
@@ -434,7 +434,9 @@ class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps, ForgetOps, Inspect
     def list_entities(
         self, type: str | None = None, *, limit: int = 100, offset: int = 0
     ) -> list[EntitySummary]:
-        """Entities, most connected first, optionally of one type; ``limit`` at most 1000."""
+        """Entities, most connected first, optionally of one type; ``limit`` at most 1000.
+        Without a type, the agent kit's conversation and message entities are left out (ask
+        for them by type)."""
         etype = (
             None
             if type is None
@@ -442,7 +444,9 @@ class Memory(TurnOps, StateOps, RecallOps, FileOps, MergeOps, ForgetOps, Inspect
         )
         limit, offset = page_bounds(limit, offset, maximum=self._limits.entities_per_page)
         with self._store.read(self._id) as tx:
-            rows = tx.list_entities(type=etype, limit=limit, offset=offset)
+            rows = tx.list_entities(
+                type=etype, limit=limit, offset=offset, exclude=STRUCTURAL_TYPES
+            )
         return [
             EntitySummary(name=e.name, type=e.type, description=e.description, degree=e.degree)
             for e in rows

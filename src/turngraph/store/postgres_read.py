@@ -201,7 +201,13 @@ class PostgresReadTx(TurnReads, SearchReads, VectorReads):
         return {r[0]: _ent(r) for r in rows}
 
     def list_entities(
-        self, *, type: str | None, limit: int, offset: int, by_name: bool = False
+        self,
+        *,
+        type: str | None,
+        limit: int,
+        offset: int,
+        by_name: bool = False,
+        exclude: Sequence[str] = (),
     ) -> list[EntityRow]:
         order = "type, key" if by_name else "degree DESC, key"
         where = "memory_id = %s"
@@ -209,6 +215,9 @@ class PostgresReadTx(TurnReads, SearchReads, VectorReads):
         if type is not None:
             where += " AND type = %s"
             params = [self.memory_id, type]
+        elif exclude:
+            where += " AND NOT (type = ANY(%s))"
+            params = [self.memory_id, list(exclude)]
         rows = self._all(
             f"SELECT {_ENT_COLS} FROM entities WHERE {where} ORDER BY {order} LIMIT %s OFFSET %s",
             (*params, limit, offset),

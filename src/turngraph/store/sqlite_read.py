@@ -183,14 +183,21 @@ class SQLiteReadTx(TurnReads, SearchReads):
         return out
 
     def list_entities(
-        self, *, type: str | None, limit: int, offset: int, by_name: bool = False
+        self,
+        *,
+        type: str | None,
+        limit: int,
+        offset: int,
+        by_name: bool = False,
+        exclude: Sequence[str] = (),
     ) -> list[EntityRow]:
         order = "type, key" if by_name else "degree DESC, key"
         if type is None:
+            skip = f" AND type NOT IN ({', '.join('?' * len(exclude))})" if exclude else ""
             rows = self._all(
-                f"SELECT {_ENT_COLS} FROM entities WHERE memory_id=? "
+                f"SELECT {_ENT_COLS} FROM entities WHERE memory_id=?{skip} "
                 f"ORDER BY {order} LIMIT ? OFFSET ?",
-                (self.memory_id, limit, offset),
+                (self.memory_id, *exclude, limit, offset),
             )
         else:
             rows = self._all(
