@@ -195,3 +195,55 @@ def test_search_stays_in_its_namespace_and_put_survives_a_deleted_observation(
     store.put(("memories", "zed"), "food", {"text": "zed likes pizza with capers"})
     again = store.search(("memories", "zed"), query="capers")
     assert again[0].key == "food"
+
+
+def test_a_react_agent_with_langmems_tools_keeps_its_memories_here(store: TurngraphStore) -> None:
+    """``create_react_agent(..., store=TurngraphStore(...))`` with LangMem's memory tools:
+    a scripted chat model (no model is called) saves a memory, then finds it."""
+    langmem = pytest.importorskip("langmem")
+    import warnings
+
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+
+    class Scripted(GenericFakeChatModel):
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+            return self
+
+    replies = iter(
+        [
+            AIMessage(
+                content="",
+                tool_calls=[
+                    {
+                        "name": "manage_memory",
+                        "args": {"content": "Dana's dog is called Pixel", "action": "create"},
+                        "id": "c1",
+                    }
+                ],
+            ),
+            AIMessage(content="Saved."),
+            AIMessage(
+                content="",
+                tool_calls=[{"name": "search_memory", "args": {"query": "dog"}, "id": "c2"}],
+            ),
+            AIMessage(content="Your dog is Pixel."),
+        ]
+    )
+    namespace = ("memories", "dana")
+    tools = [
+        langmem.create_manage_memory_tool(namespace=namespace),
+        langmem.create_search_memory_tool(namespace=namespace),
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # moved to langchain.agents in v1
+        from langgraph.prebuilt import create_react_agent
+
+        agent = create_react_agent(Scripted(messages=replies), tools=tools, store=store)
+    agent.invoke({"messages": [{"role": "user", "content": "Remember my dog is Pixel."}]})
+    saved = store.search(namespace)
+    assert [i.value for i in saved] == [{"content": "Dana's dog is called Pixel"}]
+    out = agent.invoke({"messages": [{"role": "user", "content": "What's my dog called?"}]})
+    found = out["messages"][-2].content  # the search tool's answer, read from turngraph
+    assert "Pixel" in found
+    assert store.memory.info().observations == 1
