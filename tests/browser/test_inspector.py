@@ -131,7 +131,11 @@ def test_a_full_key_accepts_a_merge_proposal(inspector: Inspector, live: Running
     proposal = int(card.get_attribute("data-id") or 0)
     assert card.locator(".side").count() == 2  # side by side
     card.locator("button.accept").click()
-    inspector.page.wait_for_selector("#curate-status:has-text('Merged')")
+    # The page draws itself again without the accepted card; the message outlives the redraw
+    # (it was once written before it and wiped by it, which a waiting test could miss).
+    inspector.page.wait_for_selector(f".proposal[data-id='{proposal}']", state="detached")
+    inspector.ready()
+    assert "Merged" in inspector.text("#curate-status")
     decided = _api(live, "GET", "/proposals", params={"status": "all"}).json()
     assert next(p for p in decided if p["id"] == proposal)["status"] == "accepted"
     assert inspector.errors == []
@@ -245,6 +249,8 @@ def test_curation_edits_and_deletes_an_observation_after_its_preview(
     inspector.page.fill("#edit-observation input[name=title]", "Draft, renamed")
     inspector.page.click("#edit-observation button[type=submit]")
     inspector.page.wait_for_selector("h1:has-text('Draft, renamed')")
+    inspector.ready()
+    assert inspector.text("#curate-status") == "Saved."
     assert mem.get_observation(slug).title == "Draft, renamed"
 
     inspector.page.click("#delete-observation")

@@ -8,6 +8,22 @@ import { fill, h, note, route, section, table, typeBadge, when } from "./dom.js"
 
 const PROPOSALS = 10;
 
+// What an action said ("Saved.", "Merged ..."): the page is drawn again after the action,
+// its status line with it, so the message is kept here and shown by the redrawn page.
+let pending = null;
+
+function statusLine() {
+  const status = h("div", { id: "curate-status" });
+  if (pending) fill(status, note(pending));
+  pending = null;
+  return status;
+}
+
+function redrawSaying(message) {
+  pending = message;
+  window.dispatchEvent(new HashChangeEvent("hashchange"));
+}
+
 function failure(err) {
   return h("div", { class: "error", role: "alert" }, err instanceof ApiError ? err.message : String(err));
 }
@@ -26,7 +42,7 @@ function pruned(result) {
 export async function observation(main, memory, rest) {
   const slug = rest.join("/");
   const [o, tier] = await Promise.all([api("GET", m(memory, "observations", encodeURIComponent(slug))), tierOn(memory)]);
-  const status = h("div", { id: "curate-status" });
+  const status = statusLine();
   fill(
     main,
     h("h1", {}, o.title),
@@ -62,8 +78,7 @@ function observationControls(memory, o, status) {
       await api("PATCH", m(memory, "observations", encodeURIComponent(o.slug)), {
         json: { title: title.value, content: content.value, category: category.value },
       });
-      fill(status, note("Saved."));
-      window.dispatchEvent(new HashChangeEvent("hashchange"));
+      redrawSaying("Saved.");
     } catch (err) {
       fill(status, failure(err));
     }
@@ -126,14 +141,13 @@ export async function proposals(main, memory, _rest, params) {
       Promise.all([p.canonical, p.duplicate].map((n) => api("GET", m(memory, "entities", encodeURIComponent(n))).catch(() => null))),
     ),
   );
-  const status = h("div", { id: "curate-status" });
+  const status = statusLine();
   const consolidate = allows(tier, "read_write") ? h("button", { type: "button", id: "consolidate" }, "Look for merges") : null;
   if (consolidate)
     consolidate.addEventListener("click", async () => {
       try {
         const found = await api("POST", m(memory, "consolidate"));
-        fill(status, note(`${found.length} proposals.`));
-        window.dispatchEvent(new HashChangeEvent("hashchange"));
+        redrawSaying(`${found.length} proposals.`);
       } catch (err) {
         fill(status, failure(err));
       }
@@ -166,8 +180,7 @@ function proposalCard(memory, p, [canonical, duplicate], tier, status) {
   const act = async (verb) => {
     try {
       await api("POST", m(memory, "proposals", String(p.id), verb));
-      fill(status, note(verb === "accept" ? `Merged ${p.duplicate} into ${p.canonical}.` : `Rejected merging ${p.duplicate}.`));
-      window.dispatchEvent(new HashChangeEvent("hashchange"));
+      redrawSaying(verb === "accept" ? `Merged ${p.duplicate} into ${p.canonical}.` : `Rejected merging ${p.duplicate}.`);
     } catch (err) {
       fill(status, failure(err));
     }
