@@ -57,7 +57,10 @@ def server_process(
         yield proc, lines
     finally:
         proc.terminate()
-        proc.wait(10)
+        rest, _ = proc.communicate(timeout=10)
+    # It stops on SIGTERM, closes the database and exits 0 (a test may have stopped it first).
+    output = "".join(lines) + (rest or "")
+    assert proc.returncode == 0, f"exit {proc.returncode}:\n{output[-4000:]}"
 
 
 @contextmanager
@@ -255,3 +258,25 @@ def test_the_extraction_bounds_reach_the_extractors() -> None:
     reader = extractor_from_settings(llm)
     assert isinstance(reader, LLMExtractor)
     assert reader.timeout == 7
+
+
+def test_a_server_stopped_as_soon_as_it_says_serving_exits_0(tmp_path: Path) -> None:
+    """A supervisor may stop the server the moment it prints its line: SIGTERM then already
+    closes the database and exits 0 (it once met the default handler and died, -15)."""
+    for run in range(3):
+        proc = subprocess.Popen(
+            [*CLI, "serve", "--db", str(tmp_path / "t.db"), "--port", str(free_port())],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        assert proc.stdout is not None
+        lines: list[str] = []
+        while not (lines and "turngraph: serving" in lines[-1]):
+            line = proc.stdout.readline()
+            assert line, "server exited:\n" + "".join(lines)
+            lines.append(line)
+        proc.terminate()
+        rest, _ = proc.communicate(timeout=20)
+        assert proc.returncode == 0, f"run {run}: exit {proc.returncode}\n{''.join(lines)}{rest}"

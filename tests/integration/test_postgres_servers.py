@@ -39,9 +39,9 @@ def _serve(url: str) -> Iterator[tuple[str, list[str]]]:
         stderr=subprocess.STDOUT,
         text=True,
     )
+    lines: list[str] = []
     try:
         assert proc.stdout is not None
-        lines: list[str] = []
         for line in proc.stdout:
             lines.append(line)
             if "turngraph: serving" in line:
@@ -61,7 +61,10 @@ def _serve(url: str) -> Iterator[tuple[str, list[str]]]:
         yield address, lines
     finally:
         proc.terminate()
-        proc.wait(timeout=60)
+        rest, _ = proc.communicate(timeout=60)
+    # It stops on SIGTERM, closes the database and exits 0.
+    output = "".join(lines) + (rest or "")
+    assert proc.returncode == 0, f"exit {proc.returncode}:\n{output[-4000:]}"
 
 
 def test_two_servers_share_one_memory_without_losing_or_repeating_a_turn(

@@ -59,10 +59,12 @@ def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 
 def test_the_cli_takes_a_postgresql_url_from_turngraph_db(postgres_url: str) -> None:
     env = {"TURNGRAPH_DB": postgres_url}
-    assert _cli("memories", "create", "acme", env=env).returncode == 0
+    made = _cli("memories", "create", "acme", env=env)
+    assert made.returncode == 0, made.stderr
     said = _cli("remember", "--memory", "acme", "I moved to Porto in May.", env=env)
     assert said.returncode == 0, said.stderr
     listed = _cli("memories", "list", "--json", env=env)
+    assert listed.returncode == 0, listed.stderr
     assert [m["name"] for m in json.loads(listed.stdout)] == ["acme"]
     with turngraph.open(postgres_url) as db:  # the same database, opened by the library
         assert db.memory("acme").info().turns == 1
@@ -88,9 +90,9 @@ def test_serve_takes_a_postgresql_url(postgres_url: str) -> None:
         stderr=subprocess.STDOUT,
         text=True,
     )
+    lines: list[str] = []
     try:
         assert server.stdout is not None
-        lines = []
         for line in server.stdout:
             lines.append(line)
             if "turngraph: serving" in line:
@@ -101,7 +103,10 @@ def test_serve_takes_a_postgresql_url(postgres_url: str) -> None:
         assert f"serving {shown} on http://127.0.0.1:{port}" in "".join(lines)
     finally:
         server.terminate()
-        server.wait(timeout=30)
+        rest, _ = server.communicate(timeout=30)
+    # It stops on SIGTERM, closes the database and exits 0.
+    output = "".join(lines) + (rest or "")
+    assert server.returncode == 0, f"exit {server.returncode}:\n{output[-4000:]}"
     with turngraph.open(postgres_url) as db:  # the first start made its default memory there
         assert [m.name for m in db.list_memories()] == ["default"]
 

@@ -500,35 +500,55 @@ def cmd_serve(args: argparse.Namespace) -> None:
     logging.getLogger("mcp").setLevel(logging.WARNING)  # the SDK's per-session notices
     settings = ServerSettings.load(host=args.host, port=args.port, db=args.db)
     sock = _listen(settings.host, settings.port)  # before anything is printed or created
-    with sock, turngraph.open(settings.db, settings=settings.core()) as db:
+    with (
+        _StopOnSignal() as stopper,
+        sock,
+        turngraph.open(settings.db, settings=settings.core()) as db,
+    ):
         key = first_start(db, settings)
         if key is not None:
             print(banner(key, settings), flush=True)
         app = create_app(settings, db=db, freeze=True)
         url = f"http://{settings.host}:{settings.port}"
-        print(f"turngraph: serving {db.url} on {url} (inspector: {url}/ui/)")
-        _serve_until_stopped(uvicorn.Server(uvicorn_config(app, settings)), sock)
+        print(f"turngraph: serving {db.url} on {url} (inspector: {url}/ui/)", flush=True)
+        stopper.serve(uvicorn.Server(uvicorn_config(app, settings)), sock)
 
 
-def _serve_until_stopped(server: Any, sock: socket.socket) -> None:
-    """Run uvicorn until SIGTERM or SIGINT, then return, so that the caller closes the
-    database and the process exits 0.
+class _StopOnSignal:
+    """SIGTERM and SIGINT, from the moment the command starts, ask the server to stop (or,
+    before it runs, not to start), so that the caller closes the database and the process
+    exits 0.
 
     uvicorn finishes the requests in flight on either signal, then raises the signal again
     under the handler that was installed before it started: under the default one, SIGTERM
     would kill the process before the database closed (exit -15, the indexer and the
-    extraction workers cut off). The handler installed here only asks the server to stop,
-    which also covers a signal that arrives before uvicorn installs its own."""
+    extraction workers cut off). The handlers are installed before the database opens and
+    before anything is printed: a supervisor that stops the server as soon as it says it is
+    serving must not find the default handler still in place."""
 
-    def stop(signum: int, frame: object) -> None:
-        server.should_exit = True
+    def __init__(self) -> None:
+        self.requested = False
+        self._server: Any = None
+        self._previous: dict[int, Any] = {}
 
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        server.run(sockets=[sock])
-    finally:
-        for sig, handler in previous.items():
+    def __enter__(self) -> _StopOnSignal:
+        self._previous = {s: signal.signal(s, self._stop) for s in (signal.SIGTERM, signal.SIGINT)}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._previous.items():
             signal.signal(sig, handler)
+
+    def _stop(self, signum: int, frame: object) -> None:
+        self.requested = True
+        if self._server is not None:
+            self._server.should_exit = True
+
+    def serve(self, server: Any, sock: socket.socket) -> None:
+        """Run uvicorn on ``sock`` until a signal asks it to stop (not at all if one did)."""
+        self._server = server
+        if not self.requested:
+            server.run(sockets=[sock])
 
 
 def _listen(host: str, port: int) -> socket.socket:
