@@ -5,6 +5,7 @@ A few kills each here; ``benchmarks/crash.py`` runs many (figures in docs/benchm
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 from turngraph.bench.crash import kill_embedded, kill_servers
@@ -17,6 +18,8 @@ def test_killed_servers_lose_no_acknowledged_write(tmp_path: Path) -> None:
     assert report.lost == []
     assert report.found == report.acknowledged
     assert report.problems == []
+    assert report.exits == [-signal.SIGKILL] * 3  # each died of the kill, not on its own
+    assert report.ok
 
 
 def test_killed_embedded_writers_lose_no_acknowledged_write(tmp_path: Path) -> None:
@@ -26,3 +29,5 @@ def test_killed_embedded_writers_lose_no_acknowledged_write(tmp_path: Path) -> N
     assert report.lost == []
     assert report.found == report.acknowledged
     assert report.problems == []
+    assert report.exits == [-signal.SIGKILL] * 3  # each died of the kill, not on its own
+    assert report.ok

@@ -40,10 +40,14 @@ class CrashReport:
     found: int = 0
     lost: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    # Each killed process's exit status: anything but -SIGKILL means it ended on its own
+    # before the kill, and that round tested nothing.
+    exits: list[int] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not self.lost and not self.problems and self.found == self.acknowledged
+        killed = all(code == -signal.SIGKILL for code in self.exits)
+        return not self.lost and not self.problems and self.found == self.acknowledged and killed
 
 
 def prepare(path: Path) -> str:
@@ -74,7 +78,8 @@ def _env() -> dict[str, str]:
 
 
 def _kill(process: subprocess.Popen[bytes]) -> None:
-    process.send_signal(signal.SIGKILL)
+    if process.poll() is None:
+        process.send_signal(signal.SIGKILL)
     process.wait(30)
 
 
@@ -140,8 +145,8 @@ def kill_servers(path: Path, *, kills: int, seed: int = 0, max_seconds: float = 
                     i += 1
             killer.join()
         finally:
-            if server.poll() is None:
-                _kill(server)
+            _kill(server)
+        report.exits.append(server.returncode)
         report.kills += 1
     return _finish(report, path, acknowledged)
 
@@ -198,6 +203,7 @@ def kill_embedded(
             acknowledged.append(first.decode().rstrip("\n"))
         time.sleep(rng.uniform(0.1, max_seconds))
         _kill(writer)
+        report.exits.append(writer.returncode)
         rest = writer.stdout.read().decode()
         # Only whole lines: a line cut by the kill was never fully printed, so not reported.
         acknowledged += rest.split("\n")[:-1]
