@@ -152,8 +152,8 @@ def test_progress_is_one_line_rewritten_on_a_terminal_and_lines_in_a_log(tmp_pat
             break
         seen += chunk
     os.close(leader)
-    assert done.returncode == 0
     text = seen.decode()
+    assert done.returncode == 0, text[-2000:]
     assert "\r" in text
     assert "1000 records" in text
     assert text.endswith("\n")

@@ -86,7 +86,8 @@ def test_an_import_killed_half_way_leaves_nothing_and_the_next_run_finishes_it(
                 infer="none",
             )
     file = tmp_path / "m.jsonl"
-    assert _cli("export", str(file), "--memory", "m", "--db", str(source)).returncode == 0
+    exported = _cli("export", str(file), "--memory", "m", "--db", str(source))
+    assert exported.returncode == 0, exported.stderr
     target = tmp_path / "target.db"
     args = ["import", str(file), "--memory", "m", "--create", "--db", str(target)]
     process = subprocess.Popen(
@@ -109,6 +110,7 @@ def test_an_import_killed_half_way_leaves_nothing_and_the_next_run_finishes_it(
     assert finished.returncode == 0, finished.stderr
     assert json.loads(finished.stdout)[0]["counts"]["turn"] == 3000
     again = _cli(*args, "--json")
+    assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)[0]["status"] == "unchanged"
     assert _memories(_dump(target)) == _memories(_dump(source))
 
@@ -122,7 +124,8 @@ def test_a_cut_short_or_malformed_file_writes_nothing_and_says_which_line(
         mem.remember("I live in Leeds.", speaker="Dana")
         mem.remember("I work at Globex.", speaker="Dana")
     file = tmp_path / "m.jsonl"
-    assert _cli("export", str(file), "--memory", "m", "--db", str(source)).returncode == 0
+    exported = _cli("export", str(file), "--memory", "m", "--db", str(source))
+    assert exported.returncode == 0, exported.stderr
     lines = file.read_text("utf-8").splitlines()
     turn = next(i for i, x in enumerate(lines) if json.loads(x).get("record") == "turn")
     broken = dict(json.loads(lines[turn]), observation_id=999)
@@ -162,6 +165,7 @@ def test_a_cut_short_or_malformed_file_writes_nothing_and_says_which_line(
     assert refused.returncode == 1
     assert "already holds other rows" in refused.stderr
     missing = _cli("import", str(file), "--memory", "m", "--db", str(target))
+    assert missing.returncode == 1, missing.stderr
     assert "no memory named 'm': create it first, or import with --create" in missing.stderr
     with turngraph.open(target) as db:
         assert db.memory("kept").info().turns == 1
@@ -177,7 +181,8 @@ def test_reextract_and_the_older_turn_only_export_replay_turns_once(tmp_path: Pa
         mem.remember("I got promoted to CTO", session_id="session:a")
         expected = [(a.key, a.value) for a in mem.entity_state("person", "Dana").attributes]
     file = tmp_path / "m.jsonl"
-    assert _cli("export", str(file), "--memory", "m", "--db", str(source)).returncode == 0
+    exported = _cli("export", str(file), "--memory", "m", "--db", str(source))
+    assert exported.returncode == 0, exported.stderr
     older = tmp_path / "older.jsonl"
     older.write_text(
         json.dumps({"kind": "session", "id": "session:a", "metadata": {"user": "Dana"}})
@@ -197,6 +202,7 @@ def test_reextract_and_the_older_turn_only_export_replay_turns_once(tmp_path: Pa
         args = ["import", str(path), "--memory", "m", "--create", "--db", str(target), *extra]
         first, second = _cli(*args, "--json"), _cli(*args, "--json")
         assert first.returncode == 0, first.stderr
+        assert second.returncode == 0, second.stderr
         assert json.loads(first.stdout)[0]["counts"] == {"session": 1, "turn": 3, "unchanged": 0}
         assert json.loads(second.stdout)[0]["counts"] == {"session": 1, "turn": 0, "unchanged": 3}
         with turngraph.open(target) as db:
@@ -211,7 +217,8 @@ def test_an_empty_memory_imports_twice_as_unchanged(tmp_path: Path) -> None:
     with turngraph.open(source) as db:
         db.create_memory("empty", retrieval={"embedder": "none"})
     file = tmp_path / "e.jsonl"
-    assert _cli("export", str(file), "--memory", "empty", "--db", str(source)).returncode == 0
+    exported = _cli("export", str(file), "--memory", "empty", "--db", str(source))
+    assert exported.returncode == 0, exported.stderr
     args = ["import", str(file), "--memory", "empty", "--create", "--db", str(tmp_path / "t.db")]
     first, second = _cli(*args, "--json"), _cli(*args, "--json")
     assert first.returncode == 0, first.stderr
