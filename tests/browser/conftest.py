@@ -61,6 +61,7 @@ class Inspector:
     page: Any
     base: str
     errors: list[str] = field(default_factory=list)
+    console: list[str] = field(default_factory=list)  # every message, shown when a test fails
 
     def open(self, hash_: str = "#/") -> None:
         """Go to a page of the inspector and wait until it has drawn itself."""
@@ -92,12 +93,35 @@ def inspector(browser: Any, live: Running, tmp_path: Path) -> Iterator[Inspector
     tab = Inspector(page, live.url)
 
     def on_console(message: Any) -> None:
+        tab.console.append(f"{message.type}: {message.text}")
         if message.type == "error":
             tab.errors.append(message.text)
 
     page.on("console", on_console)
-    page.on("pageerror", lambda exc: tab.errors.append(f"uncaught: {exc}"))
+
+    def on_error(exc: Any) -> None:
+        tab.console.append(f"uncaught: {exc}")
+        tab.errors.append(f"uncaught: {exc}")
+
+    page.on("pageerror", on_error)
     try:
         yield tab
     finally:
         context.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A failing browser test reports what the page showed and said: its address, the text
+    of its main element and every console message, so a failure explains itself."""
+    report = yield
+    tab = getattr(item, "funcargs", {}).get("inspector")
+    if report.failed and isinstance(tab, Inspector):
+        try:
+            address = tab.page.url
+            shown = tab.page.inner_text("main", timeout=2000)
+        except Exception as exc:  # the page may be gone: say so instead
+            address, shown = "?", f"(the page could not be read: {exc})"
+        report.sections.append(("page", f"{address}\n{shown}"))
+        report.sections.append(("page console", "\n".join(tab.console) or "(nothing)"))
+    return report
