@@ -179,3 +179,26 @@ def test_the_entity_list_holds_what_the_query_is_about(maya: turngraph.Memory) -
     assert about_maya[0] == "Maya"
     assert {"Bristol", "Manchester"} <= set(about_maya)
     assert "Lisbon" not in about_maya
+
+
+def test_a_change_extraction_missed_still_puts_the_newer_telling_first(
+    mem: turngraph.Memory,
+) -> None:
+    """Asked about a state now, the latest turn that speaks of it ranks above an older one,
+    even when no fact recorded the change (here the second pet is never named as one)."""
+    turns = [
+        ("2024-01-10T09:00:00Z", "Our cat Biscuit sleeps on my keyboard all day, he is a menace."),
+        ("2024-02-02T09:00:00Z", "Work is busy, the quarterly report is due Friday."),
+        (
+            "2024-06-20T09:00:00Z",
+            "Biscuit went to my parents' farm; now it's just Pickle, the cat next door adopted us.",
+        ),
+    ]
+    session = None
+    for at, text in turns:
+        done = mem.remember(text, speaker="Lena", session_id=session, observed_at=at)
+        session = done.session_id
+    ranked = texts(mem.recall("What cat does Lena have?"))
+    assert ranked.index(turns[2][1]) < ranked.index(turns[0][1])
+    past = texts(mem.recall("What cat did Lena have first?"))  # the past keeps its order
+    assert turns[0][1] in past[:2]

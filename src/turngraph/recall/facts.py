@@ -85,11 +85,25 @@ CUES: dict[str, list[str]] = {
     "family": "family kids children child".split(),
     "date": "when date day scheduled rescheduled".split(),
 }
+# The keys whose value changes over a life and is asked about as a state ("where does she
+# live?", "what does he eat?"): asked about now, the newest telling is the likeliest answer.
+STATE_KEYS = (
+    "location employer job_title diet pets relationship_status partner manager phone_model "
+    "health allergies hobbies school learning"
+).split()
+_STATE_WORDS = frozenset(word for key in STATE_KEYS for word in CUES[key])
 _BY_WORD: dict[str, list[str]] = {}
 for _key, _words in CUES.items():
     for _word in _words:
         _BY_WORD.setdefault(_word, []).append(_key)
 _WORD = re.compile(r"[a-z]+")
+
+
+def asks_about_state(query: str) -> bool:
+    """Whether a question names a state that changes over a life (a word of STATE_KEYS)."""
+    return not _STATE_WORDS.isdisjoint(_WORD.findall(query.lower()))
+
+
 # "What does Maya do?", "what do they do for a living": the question asks for a job.
 _DOES_FOR_WORK = re.compile(r"\bdo(?:es)?\b.*\bdo\W*$|\bfor a living\b|\bdo for work\b", re.I)
 # The words that name a key holding many values, as a question asks for all of them.
