@@ -121,43 +121,70 @@ CHECKPOINT_BYTES = 4_096_000
 # The log size past which the checkpointer also empties it. A copy that leaves the log in
 # place lets SQLite write from its start again only at a moment no reader still uses it;
 # under sustained writes beside concurrent readers that moment never comes, and the log grew
-# to 1.6 GB beside a 166 MB database. Past this size the checkpointer holds the writers back,
-# waits for the readers of older snapshots (reads take milliseconds), copies the rest and
-# truncates the log to nothing.
+# to 1.6 GB beside a 166 MB database. Past this size the writer that notices it holds the
+# other writers back, waits for the readers of older snapshots (reads take milliseconds),
+# copies the rest and truncates the log to nothing.
 WAL_LIMIT_BYTES = 64_000_000
 TRUNCATE_WAIT_MS = 2_000
-# Commits between two looks at the log's size.
+# Commits between two wakes of the checkpointing thread.
 CHECKPOINT_EVERY = 16
 
 
 class _Checkpointer:
-    """Checkpoints the write-ahead log from a daemon thread of its own, so that no commit
-    pays for it. Writers call :meth:`committed`; every :data:`CHECKPOINT_EVERY` commits the
-    thread looks at the log's size and, past :data:`CHECKPOINT_BYTES`, checkpoints on a
-    connection leased from the store's pool (no connection, and no open file, of its own);
-    past :data:`WAL_LIMIT_BYTES` it truncates the log, holding ``writers`` (the store's
-    file lock) so that this process's writers queue instead of spinning on SQLite's lock."""
+    """Keeps the write-ahead log small without a commit paying for it in the common case.
+    Writers call :meth:`committed` after each commit, under the store's file lock, and it
+    looks at the log's size. Past :data:`CHECKPOINT_BYTES`, every :data:`CHECKPOINT_EVERY`
+    commits, a daemon thread of its own checkpoints in ``PASSIVE`` mode, on a
+    connection leased from the store's pool (no connection, and no open file, of its own).
+    Past :data:`WAL_LIMIT_BYTES` the writer that noticed truncates the log itself, on its own
+    connection and still holding the file lock, so this process's other writers queue behind
+    it: the bound holds however late the thread is scheduled on a loaded machine (left to the
+    thread, the log once grew four times past the limit before it ran)."""
 
     def __init__(
-        self,
-        path: Path,
-        lease: Callable[[], AbstractContextManager[sqlite3.Connection]],
-        writers: threading.Lock,
+        self, path: Path, lease: Callable[[], AbstractContextManager[sqlite3.Connection]]
     ) -> None:
         self._lease = lease
-        self._writers = writers
         self._wal = Path(f"{path}-wal")
         self._wake = threading.Event()
         self._stopping = False
         self._commits = 0
+        self._retry = 0  # the commit from which a failed truncation is tried again
+        self._failures = 0  # truncations failed in a row
         self.truncations = 0
         self._thread = threading.Thread(target=self._run, name="turngraph-checkpoint", daemon=True)
         self._thread.start()
 
-    def committed(self) -> None:
-        self._commits += 1  # under the store's file lock: one writer at a time
-        if self._commits % CHECKPOINT_EVERY == 0:
+    def committed(self, conn: sqlite3.Connection) -> None:
+        """After a commit on ``conn``, under the store's file lock (one writer at a time)."""
+        self._commits += 1
+        try:
+            size = os.stat(self._wal).st_size  # microseconds, against a commit's milliseconds
+        except OSError:
+            return
+        if size >= WAL_LIMIT_BYTES and not conn.in_transaction and self._commits >= self._retry:
+            # A failure (a read longer than the wait, the file busy) is retried after 1, 2,
+            # 4 ... up to CHECKPOINT_EVERY commits: a reader that holds its snapshot for
+            # long does not hold the writers 2 s at every commit.
+            truncated = False
+            with contextlib.suppress(sqlite3.Error):
+                truncated = self._truncate(conn)
+            self._failures = 0 if truncated else self._failures + 1
+            if self._failures:
+                self._retry = self._commits + min(2 ** (self._failures - 1), CHECKPOINT_EVERY)
+        elif size >= CHECKPOINT_BYTES and self._commits % CHECKPOINT_EVERY == 0:
             self._wake.set()
+
+    def _truncate(self, conn: sqlite3.Connection) -> bool:
+        # Waits for the readers of older snapshots: give up after 2 s (a long read).
+        previous = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+        conn.execute(f"PRAGMA busy_timeout={TRUNCATE_WAIT_MS}")
+        try:
+            busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        finally:
+            conn.execute(f"PRAGMA busy_timeout={int(previous)}")
+        self.truncations += busy == 0
+        return bool(busy == 0)
 
     def _run(self) -> None:
         while True:
@@ -166,25 +193,8 @@ class _Checkpointer:
             if self._stopping:
                 return
             # A failure (the store closing, a busy file) is retried at the next wake.
-            with contextlib.suppress(OSError, sqlite3.Error, StoreError):
-                self.checkpoint()
-
-    def checkpoint(self) -> None:
-        size = os.stat(self._wal).st_size
-        if size < CHECKPOINT_BYTES:
-            return
-        with self._lease() as conn:
-            conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-        if size >= WAL_LIMIT_BYTES:
-            with self._writers, self._lease() as conn:
-                # Writers wait for this: give up after 2 s (a long read) and retry later.
-                previous = conn.execute("PRAGMA busy_timeout").fetchone()[0]
-                conn.execute(f"PRAGMA busy_timeout={TRUNCATE_WAIT_MS}")
-                try:
-                    busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
-                finally:
-                    conn.execute(f"PRAGMA busy_timeout={int(previous)}")
-            self.truncations += busy == 0
+            with contextlib.suppress(OSError, sqlite3.Error, StoreError), self._lease() as conn:
+                conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def close(self) -> None:
         self._stopping = True
@@ -217,7 +227,7 @@ class SQLiteStore(AccessRows):
             raise StoreError(
                 f"cannot open SQLite database {self.path}: {exc}", path=str(self.path)
             ) from exc
-        self._checkpointer = _Checkpointer(self.path, self._lease, self._file_lock)
+        self._checkpointer = _Checkpointer(self.path, self._lease)
 
     # -- connections -----------------------------------------------------------------------
 
@@ -424,7 +434,7 @@ class SQLiteStore(AccessRows):
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise StoreError(f"commit failed: {exc}", memory_id=memory_id) from exc
-            self._checkpointer.committed()
+            self._checkpointer.committed(conn)
 
 
 def _memory_row(r: Sequence[Any]) -> MemoryRow:
