@@ -454,8 +454,8 @@ class RecallOps:
         if asks_about_now(query):
             about = {e.id for e in named} | set(top_entities)
             ranked = _prefer_current(tx, ranked, fused, flt, currency, about, bounds.k)
-            if tilt > 0 and when and mode == "hybrid" and asks_about_state(query):
-                ranked = _newest_first(ranked, fused, when, keys, lexical, dense)
+        if tilt and when and mode == "hybrid" and asks_about_state(query):
+            ranked = _in_order_told(ranked, fused, when, keys, lexical, dense, newest=tilt > 0)
         clock.lap("candidates")
         relevant: dict[int, float] = {}
         if bounds.entities:  # entities asked for (a recall of passages alone reads none)
@@ -695,36 +695,41 @@ def _prefer_current(
     return sorted(known | lifted.keys(), key=lambda c: -fused[c])
 
 
-NEWEST_HEAD = 10  # the best passages that a question about a state now takes newest first
-NEWEST_GAP = 3.0  # fused-score units within which a newer passage goes above an older one
+TOLD_HEAD = 10  # the best passages that a question about a state takes in the order told
+TOLD_GAP = 3.0  # fused-score units within which a newer (older) passage goes above another
 
 
-def _newest_first(
+def _in_order_told(
     ranked: list[int],
     fused: dict[int, float],
     when: dict[int, datetime],
     keys: dict[int, TurnKey],
     lexical: dict[int, float],
     dense: dict[int, float],
+    *,
+    newest: bool,
 ) -> list[int]:
-    """For a question about a state now (where someone lives or works, their pets, their
-    diet): among the best passages, a newer one said by a person (not the assistant) that
-    shares a word with the question, or is as near to it in meaning, goes just above an
-    older one it nearly matches (within NEWEST_GAP). Asked what holds now, the latest telling
-    is the likelier answer, whether or not extraction caught the change (when it did, the
-    old passage has already given way, see _prefer_current)."""
-    head = [oid for oid in ranked[:NEWEST_HEAD] if oid in when]
+    """For a question about a state that changes over a life (where someone lives or works,
+    their pets, their diet), now (``newest``) or before: among the best passages, a newer
+    (for a question about an earlier value: an older) one said by a person, not the
+    assistant, that shares a word with the question or is as near to it in meaning, goes
+    just above another whose score it nearly reaches (within TOLD_GAP). Asked what holds now,
+    the latest telling is the likelier answer, whether or not extraction caught the change
+    (when it did, the old passage has already given way, see _prefer_current); asked what
+    held before, the earlier one."""
+    head = [oid for oid in ranked[:TOLD_HEAD] if oid in when]
     moved = False
-    for i, older in enumerate(head):
-        for newer in head[i + 1 :]:
-            key = keys.get(newer)
-            if when[newer] <= when[older] or (key is not None and key.role == "assistant"):
+    for i, above in enumerate(head):
+        for below in head[i + 1 :]:
+            key = keys.get(below)
+            told_after = when[below] > when[above]
+            if told_after != newest or (key is not None and key.role == "assistant"):
                 continue
-            # The newer one must be about the question too: a word of it, or as near in meaning.
-            if not lexical.get(newer) and dense.get(newer, 0.0) < dense.get(older, 0.0):
+            # It must be about the question too: a word of it, or as near in meaning.
+            if not lexical.get(below) and dense.get(below, 0.0) < dense.get(above, 0.0):
                 continue
-            if fused[older] - NEWEST_GAP <= fused[newer] <= fused[older]:
-                fused[newer] = fused[older] + MARGIN
+            if fused[above] - TOLD_GAP <= fused[below] <= fused[above]:
+                fused[below] = fused[above] + MARGIN
                 moved = True
     return sorted(ranked, key=lambda c: -fused[c]) if moved else ranked
 
