@@ -7,7 +7,8 @@ session over them; beside it, one busy process per core spins for the whole time
 fails in any run is printed with how often and its first failure's message.
 
     .venv/bin/python scripts/repeat_live.py --runs 20
-    .venv/bin/python scripts/repeat_live.py --runs 3 --budget 300   # bounded, as CI runs it
+    .venv/bin/python scripts/repeat_live.py --runs 1                # as CI runs it
+    .venv/bin/python scripts/repeat_live.py --runs 20 --budget 3600  # no run started after 1 h
 
 Exit status 0 when every run passed, 1 when a test failed, 2 when a run could not start.
 """

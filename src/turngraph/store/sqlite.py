@@ -183,8 +183,9 @@ class _Checkpointer:
             busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
         finally:
             conn.execute(f"PRAGMA busy_timeout={int(previous)}")
-        self.truncations += busy == 0
-        return bool(busy == 0)
+        done: bool = busy == 0
+        self.truncations += done
+        return done
 
     def _run(self) -> None:
         while True:
