@@ -25,17 +25,32 @@ from turngraph.extract.phrases import capitalize
 _NAME = r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)?"
 _TITLES = r"(?:(?:prof|professor|dr|doctor|mr|mrs|ms|miss)\.?\s+)"
 _FIRST_AT = Folded(
-    r"\b(?:my )?first (?:day|week|month|shift|days|weeks)(?: back)? "
+    r"\b(?:(?:my )?first (?:full |whole |proper |real )?(?:day|week|month|shift|days|weeks)|"
+    r"(?:day|week|month) one)(?: back)? "
     r"(?:as (?:an? |the )?(?P<job>[\w -]{2,40}?) )?(?:at|with) (?P<org>[\w&.' -]{2,40})",
 )
+_BOSSES = (
+    r"line manager|team lead|manager|boss|supervisor|advisor|adviser|head teacher|headteacher|"
+    r"principal|director|head chef|head of department|department head"
+)
 _MY_BOSS = Folded(
-    r"\bmy (?P<old>old |former |ex |previous )?(?:new |current )?"
-    r"(?P<kin>line manager|team lead|manager|boss|supervisor|advisor|adviser)\b,?\s+"
+    r"\b(?P<det>my|our|the) (?P<old>old |former |ex |previous )?(?:new |current )?"
+    r"(?P<kin>" + _BOSSES + r")\b(?P<comma>,)?\s+"
     r"(?:is (?:now |called |named )?|was )?" + _TITLES + r"?(?P<name>[\w'-]+(?: [\w'-]+)?)",
 )
 _SEEING = Folded(
     r"\b(?:I'm|I am|we're) (?:seeing|dating) someone(?: new)?\b.{0,60}?\b(?:his|her|their) "
     r"name(?:'s| is) (?P<name>[\w'-]+)",
+)
+# "I've started seeing someone, Tiago, ...", "I'm seeing someone. Lucía, she's ...".
+_SEEING_APPOSED = re.compile(
+    r"\b(?:seeing|dating) someone(?: new)?(?:,|\.|:| -| \u2014)\s*"
+    r"(?P<name>[A-Z][\w'-]+)(?=[,.!]| -)"
+)
+# "I've been seeing Tom for a month": a name said right after the verb (case kept).
+_SEEING_NAMED = re.compile(
+    r"\b(?:I'm|I am|I've been|I have been|I've started|I have started|I started)\s+"
+    r"(?:(?i:seeing|dating))\s+(?P<name>[A-Z][\w'-]+)\b"
 )
 _PROPOSED = Folded(r"\bI proposed to (?P<name>[\w'-]+)\b")
 _ENGAGED = Folded(r"\b(?:we|I) (?:just )?got engaged\b")
@@ -65,13 +80,14 @@ _ACTIVITY = (
     r"(?P<what>(?:[a-z]+ing|yoga|pilates|pottery|crochet|football|soccer|tennis|golf|chess|"
     r"rugby|cricket|basketball|volleyball|badminton|squash|karate|judo|boxing|kickboxing|"
     r"ballet|salsa|piano|guitar|drums|violin|crossfit|parkour|bouldering|triathlon|"
-    r"marathon running|5-a-side football|five-a-side football))"
+    r"marathon running|5-a-side football|five-a-side football|padel|netball|hockey|baseball|"
+    r"softball|handball|lacrosse|pickleball|fencing|archery|taekwondo|aikido|jiu-jitsu|"
+    r"muay thai|water polo))"
 )
 _STOPPED = Folded(
     r"(?:^|\bI(?:'ve| have)?\s+|\bI'm\s+)(?:also\s+|finally\s+|just\s+|officially\s+)*"
     r"(?:stopped|quit|gave up|given up|dropped|done with|finished with|over)\s+"
-    + _ACTIVITY
-    + r"\b",
+    r"(?:going to |playing |doing )?" + _ACTIVITY + r"\b",
 )
 _STARTED = Folded(
     r"\bI(?:'ve| have)?\s+(?:also\s+|just\s+|finally\s+|actually\s+|recently\s+)*"
@@ -82,7 +98,7 @@ _STARTED = Folded(
 _JOINED_CLUB = Folded(
     r"\bI(?:'ve| have)?\s+(?:also\s+|just\s+|finally\s+)*(?:joined|join|signed up for|"
     r"started)\s+(?:a |an |the |my )?(?:local )?(?P<what>[a-z-]+(?: [a-z-]+)?) "
-    r"(?:club|class|classes|team|league|group|course|lessons)\b",
+    r"(?:club|class|classes|team|league|group|course|lessons|gym)\b",
 )
 # "Aker Solutions, my employer, ...", "my employer is Equinor".
 _MY_EMPLOYER = Folded(
@@ -108,6 +124,39 @@ _STUDY_AT = Folded(
     r"(?P<degree>msc|ma|mba|phd|masters|master's|bachelor's|bachelors|ba|bsc|degree|doctorate|"
     r"postdoc)(?: (?:in|of) (?P<field>[\w -]{2,40}?))? (?:at|in) (?P<school>[\w&.' -]{2,40})",
 )
+# "I've gone fully vegetarian", "I'm doing keto at the moment", "switched to vegan".
+_DIET_NOW = Folded(
+    r"\bI(?:'ve| have|'m| am)?\s+(?:just |now |finally |officially |also |recently |actually )*"
+    r"(?:gone|going|went|turned|become|became|switched to|doing|started|on)\s+"
+    r"(?:fully |full |completely |strictly |totally |mostly |a |the )*"
+    r"(?P<diet>vegetarian|vegan|pescatarian|keto|paleo|plant-based|gluten-free|dairy-free|"
+    r"carnivore|low-carb)\b",
+)
+# "she's put me on a Mediterranean diet", "I'm on a low-FODMAP diet".
+_ON_DIET = Folded(
+    r"\b(?:put me on|I'm on|I am on|I've gone on|I went on|I've started|I started|I'm starting|"
+    r"I switched to|I've switched to|I'm going on)\s+(?:a |the )?(?:strict |new |proper )?"
+    r"(?P<diet>[a-z][a-z-]+) diet\b",
+)
+_NOT_DIETS = frozenset("healthy healthier better balanced normal special crash good bad".split())
+# "Arroios, where I live", "my flat in Levenshulme": where the speaker lives (case kept).
+_WHERE_I_LIVE = re.compile(
+    r"(?P<place>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2}),? where I (?:live|now live|'m living|"
+    r"am living|'m based)\b"
+)
+_MY_HOME_IN = re.compile(
+    r"\b(?:[Mm]y|[Oo]ur) (?:new |little |tiny |own |rented )?(?:flat|apartment|house|place|home|"
+    r"studio)\s+in\s+(?P<place>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2})"
+)
+# "I teach chemistry at Escola Secundária Camões": where the speaker works (case kept).
+_TEACH_AT = re.compile(
+    r"\bI (?:teach|lecture)(?: [a-z]+){0,2} at (?P<org>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,4})"
+)
+# "came in as sous chef", "started there as a junior analyst": a job title taken up.
+_CAME_IN_AS = Folded(
+    r"\b(?:came in|started|joined|hired|taken on|brought in|took over)(?: [a-z]+){0,2}? as "
+    r"(?:an? |the )?(?P<job>[a-z][a-z -]{1,40}?)(?=[,.!?;]| at | in | for | since | from |$)",
+)
 _HERE_IN = Folded(
     r"\b(?:I'm|I am|we're|we are|based)\b[^.!?]{0,60}?\bhere in (?P<place>[\w -]{2,30})"
 )
@@ -115,8 +164,23 @@ _HERE_IN = Folded(
 _NOT_ACTIVITIES = frozenset(
     "new job work school project book support study reading writing meeting working "
     "something nothing anything everything feeling getting going doing being having "
-    "thinking looking trying".split()
+    "thinking looking trying seeing dating talking living using taking".split()
 )
+# Words before a pastime that are not part of it ("joined a new tennis club").
+_ACTIVITY_LEADS = frozenset("new local nearby different another".split())
+_BOSS_WORDS = (
+    "manager",
+    "boss",
+    "supervisor",
+    "advisor",
+    "adviser",
+    "lead",
+    "principal",
+    "director",
+    "head",
+)
+# Capitalized words after "seeing someone." that open a sentence rather than name anyone.
+_NOT_PARTNERS = frozenset("she he they it we i his her their its who".split())
 # "first week at a new company": no name of one.
 _GENERIC_LEADS = frozenset("a an the my our this that new another".split())
 _WORKPLACES = frozenset(
@@ -151,6 +215,12 @@ _DEGREE_CASE = {"msc": "MSc", "mba": "MBA", "phd": "PhD", "ma": "MA", "ba": "BA"
 _KIN_STATUS = {"fiance": "engaged", "fiancé": "engaged", "fiancee": "engaged", "fiancée": "engaged"}
 
 
+def _named(words: list[str]) -> list[str]:
+    """A capitalized name without the lower-case words after it ("Emídio Navarro done")."""
+    end = next((i for i, w in enumerate(words) if i and not w[:1].isupper()), len(words))
+    return words[:end]
+
+
 def _phone_name(text: str) -> str:
     return " ".join(_PHONE_CASE.get(w.lower(), capitalize(w)) for w in text.split())
 
@@ -162,9 +232,9 @@ class ChangeRules(TurnState):
         if self.ctx.role != "user" or self.speaker in ("user", "assistant"):
             return
         low = sentence.lower()
-        if "first" in low:
+        if "first" in low or " one at " in low:
             self._first_at(sentence)
-        if any(w in low for w in ("manager", "boss", "supervisor", "advisor", "adviser", "lead")):
+        if any(w in low for w in _BOSS_WORDS):
             self._managers(sentence)
         self._partners(sentence, low)
         self._pets_named(sentence)
@@ -174,6 +244,7 @@ class ChangeRules(TurnState):
         study = _STUDY_AT.search(sentence)
         if study:
             self._studies(study)
+        self._home_work_diet(sentence, low)
         here = _HERE_IN.search(sentence) if "here in" in low else None
         if here:
             self._location(self._speaker(), tokenize(here.group("place")))
@@ -192,9 +263,11 @@ class ChangeRules(TurnState):
             return
         seeing = _SEEING_LATER.search(text)
         name = _NAME_IS.search(text[seeing.end() : seeing.end() + 120]) if seeing else None
+        if name is None and seeing is not None:
+            name = _SEEING_APPOSED.search(text, max(seeing.start() - 1, 0))
         if name is not None:
             partner = capitalize(name.group("name"))
-            if partner.lower() not in gz.NOT_NAMES:
+            if partner.lower() not in gz.NOT_NAMES | _NOT_PARTNERS:
                 self._person(partner)
                 self.used.add(self.out.entity(partner, "person").casefold())
                 self.out.relation(self._speaker(), "partner_of", partner)
@@ -219,12 +292,38 @@ class ChangeRules(TurnState):
             words = [capitalize(w) for w in words]
         return words
 
+    def _home_work_diet(self, sentence: str, low: str) -> None:
+        """Where the speaker lives and works, their diet and title, said in passing."""
+        if "where i" in low or " in " in low:
+            for home in (*_WHERE_I_LIVE.finditer(sentence), *_MY_HOME_IN.finditer(sentence)):
+                place = home.group("place").split()
+                if place[0].lower() not in gz.NOT_NAMES:
+                    self._location(self._speaker(), place)
+        teach = _TEACH_AT.search(sentence) if " at " in sentence else None
+        if teach:
+            self._employer(self._speaker(), _named(teach.group("org").split()))
+        for diet in _DIET_NOW.finditer(sentence):
+            self.out.attribute(self._speaker(), "diet", diet.group("diet").lower())
+        on_diet = _ON_DIET.search(sentence) if "diet" in low else None
+        if on_diet and on_diet.group("diet").lower() not in _NOT_DIETS:
+            said = on_diet.group("diet")  # as said: "Mediterranean diet", "low-FODMAP diet"
+            named = said.lower() if said.lower() in v.DIETS else f"{said} diet"
+            self.out.attribute(self._speaker(), "diet", named)
+        came = _CAME_IN_AS.search(sentence) if " as " in low else None
+        if came:
+            self._job(self._speaker(), tokenize(came.group("job")))
+
     def _first_at(self, sentence: str) -> None:
         m = _FIRST_AT.search(sentence)
         if m is None:
             return
         org = self._words(m.group("org"))
-        generic = org and (org[0].lower() in _GENERIC_LEADS or org[-1].lower() in _WORKPLACES)
+        if org and org[0][:1].isupper():
+            org = _named(org)  # "First full week at Emídio Navarro done!"
+        # "at a new hospital" names none; "at Westmead Hospital" does
+        generic = org and (
+            org[0].lower() in _GENERIC_LEADS or (len(org) == 1 and org[0].lower() in _WORKPLACES)
+        )
         if org and org[0][:1].isupper() and not generic:
             self._employer(self._speaker(), org)
         if m.group("job"):
@@ -234,6 +333,11 @@ class ChangeRules(TurnState):
         for m in _MY_BOSS.finditer(sentence):
             name = m.group("name")
             words = name.split()
+            own = m.group("det").lower() == "my"
+            if not own and (m.group("comma") is None or not words[0][:1].isupper()):
+                continue  # "our director, Helena Marques,": "the"/"our" only in apposition
+            if m.group("kin").lower() == "director" and not own and "," not in sentence[m.end() :]:
+                continue  # "the director, Paulo Antunes, wants": a name set off on both sides
             if not words[0][:1].isupper() and not self.lowercase:
                 continue
             if words[0].lower() in gz.NOT_NAMES:
@@ -259,6 +363,10 @@ class ChangeRules(TurnState):
         m = _SEEING.search(sentence) if "someone" in low else None
         if m:
             named, status = m.group("name"), "dating"
+        if named is None and ("seeing" in low or "dating" in low):
+            m = _SEEING_APPOSED.search(sentence) or _SEEING_NAMED.search(sentence)
+            if m and m.group("name").lower() not in gz.NOT_NAMES | _NOT_PARTNERS:
+                named, status = m.group("name"), "dating"
         m = _PROPOSED.search(sentence) if "proposed" in low else None
         if m and "?" not in sentence:
             named, status = m.group("name"), "engaged"
@@ -310,14 +418,16 @@ class ChangeRules(TurnState):
     def _activities(self, sentence: str) -> None:
         me = None
         for m in _STOPPED.finditer(sentence):
-            if m.group("what").lower() in _HABITS:
+            if m.group("what").lower() in _HABITS or m.group("what").lower() in _NOT_ACTIVITIES:
                 continue  # a habit kicked, which the clause rules record as one
             me = me or self._speaker()
             self.out.attribute(me, "hobbies", m.group("what").lower(), negated=True)
         for pattern in (_STARTED, _I_GO, _JOINED_CLUB):
             for m in pattern.finditer(sentence):
                 what = m.group("what").lower()
-                if what.split()[0] not in _NOT_ACTIVITIES:
+                if what.split()[0] in _ACTIVITY_LEADS and " " in what:
+                    what = what.split(maxsplit=1)[1]
+                if what.split()[0] not in _NOT_ACTIVITIES | _ACTIVITY_LEADS:
                     self.out.attribute(me or self._speaker(), "hobbies", what)
 
     def _studies(self, m: re.Match[str]) -> None:

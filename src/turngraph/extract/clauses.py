@@ -22,6 +22,7 @@ from turngraph.extract.lexicon import IRREGULAR, lemma
 # inside one, and giving it back a character at a time is what makes a pattern backtrack.
 _SENTENCE = re.compile(r"(?:[^.!?\n]++|[.!?](?=[^\s.!?]))+(?:[.!?]+|$)|[.!?]+")
 _TOKEN = re.compile(
+    r"\d{1,3}(?:,\d{3})+(?!\d)|"  # "1,300" is one number, not "1" and "300"
     r"n't|'(?:m|re|ve|ll|d|s)\b|[A-Za-z\u00c0-\u024f0-9]+(?:[.&/-][A-Za-z\u00c0-\u024f0-9]+"
     r"|:[A-Z0-9]+\b)*(?:\+\+|#(?![\w#]))?"  # "CS:GO", "C++", "C#" are one word
     r"(?:'(?!(?:m|re|ve|ll|d|s)\b)[A-Za-z]+)?|[$%]?\d+(?:[.,:]\d+)*|[,;:()\"!?-]"

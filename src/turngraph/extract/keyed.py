@@ -115,7 +115,10 @@ class KeyedRules(TurnState):
                 return True
         if verb in ("start", "begin") and "at" in prep_of and not c.modal:
             org = prep_of["at"]
-            if (org[0][:1].isupper() or self.lowercase) and org[-1].lower() not in v.SCHOOL_WORDS:
+            # "started at Doctolib", "started the job at ...", not "started the PgCert at ..."
+            begun = not low_np or low_np[-1] in ("job", "work", "role", "position", "there")
+            proper = org[0][:1].isupper() or self.lowercase
+            if proper and begun and org[-1].lower() not in v.SCHOOL_WORDS:
                 self._employer(who, org)
                 self._hired_as(who, rest)  # "started at Doctolib last week as a tech lead"
                 return False
@@ -148,7 +151,12 @@ class KeyedRules(TurnState):
         if verb in ("live", "reside") and "in" in prep_of:
             self._location(who, prep_of["in"])
             return not c.past
-        if verb in ("move", "relocate") and not (c.modal or c.progressive):
+        habitual = any(  # "on Sundays"
+            w.lower().endswith("s") and w.lower()[:-1] in gz.WEEKDAY_MONTH
+            for w in prep_of.get("on", [])
+        )
+        if verb in ("move", "relocate") and not (c.modal or c.progressive or habitual):
+            # "moved to Sale Water Park on Sundays" is a new habit, not a new home
             for prep in ("to", "into", "in"):
                 if prep in prep_of and self._place(prep_of[prep]):
                     self._location(who, prep_of[prep])

@@ -132,6 +132,7 @@ def _generic_gerund(sentence: str) -> bool:
 
 
 MAX_SENTENCE_TOKENS = 1_000
+_POSSESSIVES = frozenset("my our your his her their".split())
 _COPULA_STARTS = frozenset(
     "big huge fan from allergic single married engaged divorced widowed separated dating "
     "based living in into vegan vegetarian pescatarian keto".split()
@@ -569,6 +570,8 @@ class _Turn(PatternRules, ChangeRules, ClauseFacts, DescriptionRules, KeyedRules
         if not words or len(words) > 8 or (words[0].lower() == "from" and "to" in words[2:4]):
             return  # "from contemporary to hip-hop" is a range, not an origin
         first = words[0].lower()
+        if first in _POSSESSIVES or (first == "the" and not opening):
+            return  # "our director, Helena Marques, ...": someone else, named after the comma
         job = any(w.lower() in gz.JOB_WORDS for w in words[:3]) or bool(
             _JOB_HEAD.match(" ".join(words))
         )
