@@ -65,6 +65,23 @@ _PET_NAME_IS = Folded(
     r"\bmy (?P<species>" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")'s name is "
     r"(?P<name>[\w'-]+)",
 )
+_PETS = "|".join(sorted(gz.PETS, key=len, reverse=True))
+# "my cat, Cobre, is ...", "Cobre, my cat, is ...": a pet named in apposition (case kept).
+_MY_PET_APPOSED = re.compile(
+    r"\b(?:[Mm]y|[Oo]ur) (?:new |little |old |rescue )?(?P<species>" + _PETS + r"),\s+"
+    r"(?P<name>[A-Z][\w'-]+)\s*[,.!;]"
+    r"|\b(?P<name2>[A-Z][\w'-]+), (?:my|our) (?:new |little |old |rescue )?"
+    r"(?P<species2>" + _PETS + r")\b"
+)
+# "we picked up a dog from the shelter. His name is Bóson": a pet taken in, then named.
+_TOOK_IN = Folded(
+    r"\b(?:got|adopted|picked up|brought home|rescued|took in|taken in|adopting)\s+"
+    r"(?:a|an|our|my)\s+(?:new |rescue |little |second )?(?P<species>" + _PETS + r")\b"
+)
+_CALLED = re.compile(
+    r"\b(?:[Hh]is|[Hh]er|[Ii]ts) name(?:'s| is) (?P<name>[A-Z][\w'-]+)|"
+    r"\b(?:named|called) (?P<name2>[A-Z][\w'-]+)"
+)
 _HER_NAME_IS = Folded(r"\b(?:her|his|its) name is (?P<name>[\w'-]+)")
 _DIED = Folded(
     r"^(?:(?:my|our) (?:(?:old|dear|sweet|beloved|little|poor) )?(?P<kind>[a-z]+),? )?"
@@ -86,7 +103,7 @@ _ACTIVITY = (
 )
 _STOPPED = Folded(
     r"(?:^|\bI(?:'ve| have)?\s+|\bI'm\s+)(?:also\s+|finally\s+|just\s+|officially\s+)*"
-    r"(?:stopped|quit|gave up|given up|dropped|done with|finished with|over)\s+"
+    r"(?:stopped|quit|gave up|given up|dropped|done with|finished with|over|packed in)\s+"
     r"(?:going to |playing |doing )?" + _ACTIVITY + r"\b",
 )
 _STARTED = Folded(
@@ -281,6 +298,12 @@ class ChangeRules(TurnState):
             org = self._words(m.group("org") or m.group("org2"))
             if org and org[0].lower() not in _GENERIC_LEADS:
                 self._employer(self._speaker(), org)
+        took = _TOOK_IN.search(text)
+        called = _CALLED.search(text, took.end(), took.end() + 200) if took else None
+        if took and called:
+            pet_name = called.group("name") or called.group("name2")
+            if pet_name.lower() not in gz.NOT_NAMES:
+                self._pet(self._speaker(), took.group("species").lower(), pet_name)
         for m in _NAME_THEN_PET.finditer(text):
             if m.group("name").lower() not in gz.NOT_NAMES:
                 self._pet(self._speaker(), m.group("species").lower(), m.group("name"))
@@ -399,6 +422,11 @@ class ChangeRules(TurnState):
                 self.out.relation(self._speaker(), "partner_of", other, negated=True)
 
     def _pets_named(self, sentence: str) -> None:
+        for pet in _MY_PET_APPOSED.finditer(sentence):
+            name = pet.group("name") or pet.group("name2")
+            species = (pet.group("species") or pet.group("species2")).lower()
+            if name.lower() not in gz.NOT_NAMES:
+                self._pet(self._speaker(), species, name)
         m = _PET_NAME_IS.search(sentence)
         if m:
             self._pet(self._speaker(), m.group("species").lower(), capitalize(m.group("name")))

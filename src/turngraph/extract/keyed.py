@@ -27,7 +27,7 @@ _NAMED_PET = re.compile(
     r"\b("
     + "|".join(sorted(gz.PETS, key=len, reverse=True))
     + r")s?\s*,?(?: -)? (?:named |called )?"
-    r"([A-Z][a-z]+)(?:,? and ([A-Z][a-z]+))?"
+    r"([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)(?:,? and ([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+))?"
 )
 
 

@@ -31,7 +31,7 @@ _PHONE = re.compile(r"(?<![\w+])\+?\d[\d ().-]{6,18}\d")
 _YOU_HAVE_PET = re.compile(
     r"\byou (?:have|got|adopted) (?:a|an|two) ("
     + "|".join(sorted(gz.PETS, key=len, reverse=True))
-    + r")s? (?:named|called) ([A-Z][a-z]+)(?: and ([A-Z][a-z]+))?"
+    + r")s? (?:named|called) ([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)(?: and ([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+))?"
 )
 _SPECIES = Folded(
     r"\b(" + "|".join(sorted(gz.PETS | {"puppie", "kittie"}, key=len, reverse=True)) + r")s?\b"
@@ -45,12 +45,12 @@ _PHOTO = Folded(
 # "my kids Sora (6) and Ren (3)": a plural kin word and the two names it lists.
 _KIN_LIST = re.compile(
     r"\bmy (kids|children|sons|daughters|sisters|brothers|siblings|parents),? "
-    r"([A-Z][a-z]+)(?: \(\d{1,2}\))?,? (?:and|&) ([A-Z][a-z]+)\b"
+    r"([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)(?: \(\d{1,2}\))?,? (?:and|&) ([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)\b"
 )
 # "my kids Sora (6) and Ren (3)": a plural kin word and the two names it lists.
 _KIN_LIST = re.compile(
     r"\bmy (kids|children|sons|daughters|sisters|brothers|siblings|parents),? "
-    r"([A-Z][a-z]+)(?: \(\d{1,2}\))?,? (?:and|&) ([A-Z][a-z]+)\b"
+    r"([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)(?: \(\d{1,2}\))?,? (?:and|&) ([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)\b"
 )
 # "my back pain is finally gone", "my migraines have cleared up": a condition that ended.
 _CONDITION_GONE = Folded(
@@ -189,14 +189,14 @@ _SPARE_TIME = Folded(r"\bin my (?:free|spare) time,? I (?:do|play|make|like to d
 _MY_TITLE = Folded(r"\bmy (?:new )?(?:job title|title|role|position|job) is (?:now )?(.{1,60})")
 _MY_PET = re.compile(
     r"\b(?:my|our) (" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?,? "
-    r"(?:named |called )?([A-Z][a-z]+)(?: and ([A-Z][a-z]+))?"
+    r"(?:named |called )?([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)(?: and ([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+))?"
 )
 _THEIR_NAME = re.compile(
     r"\b(?:[Hh]er|[Hh]is|[Ii]ts|[Tt]heir) names? (?:is|are) "
-    r"([A-Z][a-z]+(?:(?:, | and |, and | & )[A-Z][a-z]+)*)"
+    r"([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:(?:, | and |, and | & )[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)*)"
 )
 _NAME_SEP = re.compile(r", and |, | and | & ")
-_NAME_AGE = re.compile(r"\b([A-Z][a-z]+) \((\d{1,2})\)")
+_NAME_AGE = re.compile(r"\b([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+) \((\d{1,2})\)")
 _STATUS_OF_KIN = {
     "wife": "married",
     "husband": "married",

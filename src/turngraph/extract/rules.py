@@ -237,7 +237,9 @@ def _capitalize_kin_name(m: re.Match[str]) -> str:
 
 
 # A turn of names alone ("Max and Daisy.", "Luna!"), and a question asking a pet's names.
-_NAMES_ONLY = re.compile(r"^((?:[A-Z][a-z]+)(?:(?:, | and |, and | & )[A-Z][a-z]+){0,5})\W*$")
+_NAMES_ONLY = re.compile(
+    r"^((?:[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)(?:(?:, | and |, and | & )[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+){0,5})\W*$"
+)
 _NAME_LIST = re.compile(r", and |, | and | & ")
 _ASKED_NAMES = Folded(
     r"\b(?:what(?:'s| is| are)|what're)\s+(?:your|their|his|her)\s+(?:\w+\s+)?"
