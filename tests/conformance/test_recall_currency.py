@@ -203,3 +203,26 @@ def test_a_change_extraction_missed_still_puts_the_newer_telling_first(
     assert ranked.index(turns[2][1]) < ranked.index(turns[0][1])
     before = texts(mem.recall("What cat did Lena have before?"))  # the earlier telling first
     assert before.index(turns[0][1]) < before.index(turns[2][1])
+
+
+def test_a_hit_carries_the_day_its_turn_placed_what_happened(mem: turngraph.Memory) -> None:
+    """ "We moved in yesterday", told on 14 September: the turn's hit (and the fact it set)
+    says the move happened on the 13th; a turn that places nothing, or only a plan, carries
+    no such date."""
+    told = [
+        ("2024-09-14T09:00:00Z", "We moved into the flat in Eccles yesterday! Boxes everywhere."),
+        ("2024-09-14T09:05:00Z", "The flat in Eccles has a tiny kitchen but a lovely garden."),
+        ("2024-09-14T09:10:00Z", "My sister visits the flat in Eccles on the 20th of September."),
+    ]
+    session = None
+    for at, text in told:
+        session = mem.remember(text, speaker="Ada", session_id=session, observed_at=at).session_id
+    rc = mem.recall("When did Ada move into the flat in Eccles?", k=10)
+    said = {s.source.slug: s.text for s in rc.snippets}
+    dated: dict[str, set[datetime | None]] = {}
+    for hit in rc.hits:  # a fact hit stands for the turn that said it
+        dated.setdefault(said[hit.source.slug], set()).add(hit.occurred_at)
+    assert set(dated) == {text for _, text in told}
+    assert dated[told[0][1]] == {datetime(2024, 9, 13, 9, 0, tzinfo=UTC)}
+    assert dated[told[1][1]] == {None}  # nothing placed in time
+    assert dated[told[2][1]] == {None}  # a plan ahead of the turn, not what happened

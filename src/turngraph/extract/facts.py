@@ -35,7 +35,7 @@ _HABITUAL = Folded(
 _RELATIONAL = frozenset("love passion passions interest fear knack taste eye".split())
 _SCHEDULED = frozenset(
     "start begin open leave arrive fly land return move graduate finish end launch turn "
-    "close visit come go".split()
+    "close visit come go commence".split()
 )
 # Events that need no object: with a time they are worth an action ("Takeshi proposed").
 _INTRANSITIVE_EVENTS = frozenset(
@@ -490,11 +490,12 @@ class ClauseFacts(TurnState):
         return True
 
     def _time(self, c: Clause, time: TimeRef | None, *, future: bool = False) -> TimeRef | None:
+        # "she starts on Monday", "I commence on the 1st of June": a present that is planned
         scheduled = (
             not c.past
             and not c.perfect
-            and c.verb_word.lower().endswith("s")
             and c.verb in _SCHEDULED
+            and (c.verb_word.lower().endswith("s") or c.verb_word.lower() == c.verb)
         )
         ahead = (
             future or scheduled or c.modal in ("future", "intent") or (c.progressive and not c.past)

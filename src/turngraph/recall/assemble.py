@@ -112,6 +112,7 @@ def assemble(
     )
     observations.update((o.id, o) for o in read.observations)
     turns.update(read.turns)
+    events = tx.event_times([*top, *(a.observation_id for a in facts)])
     hits: list[Hit] = []
     best = max((scores[oid] for oid in top), default=0.5)
     for i, answer in enumerate(facts):
@@ -135,6 +136,7 @@ def assemble(
                 superseded=[answer.note] if answer.note else [],
                 superseded_at=answer.until,
                 superseded_by=by,
+                occurred_at=_happened(obs, events),
             )
         )
     for oid in top:
@@ -153,6 +155,7 @@ def assemble(
                 by=_hit_id(observations, turns, first.successor)
                 if first and first.successor
                 else None,
+                occurred=_happened(obs, events),
             )
         )
     if fact_scores is not None:
@@ -230,6 +233,7 @@ def _hit(
     *,
     until: datetime | None = None,
     by: str | None = None,
+    occurred: datetime | None = None,
 ) -> Hit:
     text = obs.content
     if len(text) > SNIPPET_CHARS:
@@ -244,7 +248,18 @@ def _hit(
         superseded=superseded,
         superseded_at=until,
         superseded_by=by,
+        occurred_at=occurred,
     )
+
+
+def _happened(obs: ObservationRow | None, events: dict[int, list[datetime]]) -> datetime | None:
+    """When what a passage reports happened, where it placed it before it was said ("we moved
+    in yesterday"): the latest such time. None when it placed nothing (its time is then
+    ``observed_at``), or only plans ahead of it."""
+    if obs is None:
+        return None
+    before = [t for t in events.get(obs.id, ()) if t < obs.observed_at]
+    return before[-1] if before else None
 
 
 def _snippet(obs: ObservationRow, hit: Hit) -> Snippet:

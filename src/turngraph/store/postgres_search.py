@@ -298,6 +298,17 @@ class SearchReads(Statements):
             )
         }
 
+    def event_times(self, ids: Sequence[int]) -> dict[int, list[datetime]]:
+        out: dict[int, list[datetime]] = {}
+        if ids:
+            for obs_id, happened_at in self._all(
+                "SELECT observation_id, happened_at FROM turn_facts WHERE memory_id = %s AND "
+                "kind = 'action' AND observation_id = ANY(%s) ORDER BY happened_at",
+                (self.memory_id, list(ids)),
+            ):
+                out.setdefault(obs_id, []).append(from_db(happened_at))
+        return out
+
     def known_names(self, *, limit: int) -> list[str]:
         return [
             str(name)

@@ -261,6 +261,18 @@ class SearchReads:
                 out[obs_id] = from_db(observed_at)
         return out
 
+    def event_times(self, ids: Sequence[int]) -> dict[int, list[datetime]]:
+        out: dict[int, list[datetime]] = {}
+        for batch in _chunks(ids):
+            for obs_id, happened_at in self._all(
+                "SELECT observation_id, happened_at FROM turn_facts WHERE memory_id = ? AND "
+                f"kind = 'action' AND observation_id IN ({_placeholders(len(batch))}) "
+                "ORDER BY happened_at",
+                (self.memory_id, *batch),
+            ):
+                out.setdefault(obs_id, []).append(from_db(happened_at))
+        return out
+
     def known_names(self, *, limit: int) -> list[str]:
         return [
             str(name)
