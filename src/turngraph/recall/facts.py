@@ -99,9 +99,22 @@ for _key, _words in CUES.items():
 _WORD = re.compile(r"[a-z]+")
 
 
+# Words with which a question says that it asks what holds now, as against before: people
+# say them of what has changed ("what does she eat these days?").
+_NOW_WORDS = frozenset("now currently nowadays presently".split())
+_NOW_PHRASES = ("these days", "at the moment", "at present", "any more", "anymore")
+
+
 def asks_about_state(query: str) -> bool:
-    """Whether a question names a state that changes over a life (a word of STATE_KEYS)."""
-    return not _STATE_WORDS.isdisjoint(_WORD.findall(query.lower()))
+    """Whether a question names a state that changes over a life (a word of STATE_KEYS), or
+    asks in so many words what holds now ("what dose is she taking now?")."""
+    low = query.lower()
+    words = _WORD.findall(low)
+    return (
+        not _STATE_WORDS.isdisjoint(words)
+        or not _NOW_WORDS.isdisjoint(words)
+        or any(phrase in low for phrase in _NOW_PHRASES)
+    )
 
 
 # "What does Maya do?", "what do they do for a living": the question asks for a job.
