@@ -9,20 +9,33 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 import turngraph
 from turngraph.config import Settings
 
+if TYPE_CHECKING:
+    from tests.postgres import PostgresForTests
+
 Opener = Callable[..., turngraph.Database]
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Opener]:
-    """A function that opens a fresh database on one backend (with optional settings)."""
+    """A function that opens a fresh database on one backend (with optional settings).
+
+    On PostgreSQL every statement the test sends is recorded, and the test fails on one that
+    a distribution of the schema by memory id could not route to one shard (see
+    tests/shard_routing.py; the documented exceptions aside)."""
     opened: list[turngraph.Database] = []
     databases: list[str] = []  # PostgreSQL databases made for this test
+    sent: set[str] = set()
+    distributed: frozenset[str] = frozenset()
+    if request.param == "postgres":
+        distributed = request.getfixturevalue("distributed_tables")
+        _record_statements(request.getfixturevalue("monkeypatch"), sent)
 
     def open_db(settings: Settings | None = None) -> turngraph.Database:
         if request.param == "sqlite":
@@ -41,6 +54,51 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Opener]:
         db.close()
     for url in databases:
         request.getfixturevalue("postgres").drop_database(url)
+    if sent:
+        _assert_routable(sent, distributed)
+
+
+@pytest.fixture(scope="session")
+def distributed_tables(postgres: PostgresForTests) -> frozenset[str]:
+    return postgres.distributed_tables()
+
+
+def _record_statements(monkeypatch: pytest.MonkeyPatch, sent: set[str]) -> None:
+    """Record the text of every statement psycopg sends while the test runs."""
+    import psycopg
+
+    execute, executemany = psycopg.Cursor.execute, psycopg.Cursor.executemany
+
+    def text(query: object) -> str:
+        if isinstance(query, bytes):
+            return query.decode()
+        if isinstance(query, str):
+            return query
+        return str(query.as_string(None))  # type: ignore[attr-defined]
+
+    def recorded_execute(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+        sent.add(text(query))
+        return execute(self, query, *args, **kwargs)
+
+    def recorded_executemany(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+        sent.add(text(query))
+        return executemany(self, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.Cursor, "execute", recorded_execute)
+    monkeypatch.setattr(psycopg.Cursor, "executemany", recorded_executemany)
+
+
+def _assert_routable(sent: set[str], distributed: frozenset[str]) -> None:
+    from tests.shard_routing import excepted, unroutable
+    from turngraph.store.sqlite import load_migrations
+
+    migrations = {sql for _, sql in load_migrations("postgres")}  # applied once, not routed
+    failing = {
+        " ".join(sql.split())[:300]: why
+        for sql in sent - migrations
+        if (why := unroutable(sql, distributed)) and not excepted(sql)
+    }
+    assert not failing, f"statements a distribution by memory id could not route: {failing}"
 
 
 @pytest.fixture
