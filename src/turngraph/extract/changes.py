@@ -155,7 +155,9 @@ _ON_DIET = Folded(
     r"I switched to|I've switched to|I'm going on)\s+(?:a |the )?(?:strict |new |proper )?"
     r"(?P<diet>[a-z][a-z-]+) diet\b",
 )
-_NOT_DIETS = frozenset("healthy healthier better balanced normal special crash good bad".split())
+_NOT_DIETS = frozenset(
+    "healthy healthier better balanced normal special crash good bad new strict proper".split()
+)
 # "Arroios, where I live", "my flat in Levenshulme": where the speaker lives (case kept).
 _WHERE_I_LIVE = re.compile(
     r"(?P<place>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2}),? where I (?:live|now live|'m living|"
