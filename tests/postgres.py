@@ -79,14 +79,10 @@ class PostgresForTests:
         """The schema's tables a distribution by memory would shard: those that carry
         memory_id, but for the reference tables (tests/shard_routing.py)."""
         from tests.shard_routing import REFERENCE_TABLES
+        from turngraph.store.postgres_schema import memory_tables
 
         with psycopg.connect(self.url(TEMPLATE), autocommit=True) as conn:
-            rows = conn.execute(
-                "SELECT c.relname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
-                "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE a.attname = 'memory_id' "
-                "AND NOT a.attisdropped AND c.relkind = 'r' AND n.nspname = current_schema()"
-            ).fetchall()
-        return frozenset({str(r[0]) for r in rows} - REFERENCE_TABLES)
+            return frozenset(memory_tables(conn)) - REFERENCE_TABLES
 
     def drop_database(self, url: str) -> None:
         name = url.rsplit("/", 1)[1].split("?", 1)[0]

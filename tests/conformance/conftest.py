@@ -7,6 +7,7 @@ against it unchanged.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -88,14 +89,20 @@ def _record_statements(monkeypatch: pytest.MonkeyPatch, sent: set[str]) -> None:
     monkeypatch.setattr(psycopg.Cursor, "executemany", recorded_executemany)
 
 
-def _assert_routable(sent: set[str], distributed: frozenset[str]) -> None:
-    from tests.shard_routing import excepted, unroutable
+@functools.cache
+def _migrations() -> frozenset[str]:
+    """The PostgreSQL migrations' text: applied once at open, not routed."""
     from turngraph.store.sqlite import load_migrations
 
-    migrations = {sql for _, sql in load_migrations("postgres")}  # applied once, not routed
+    return frozenset(sql for _, sql in load_migrations("postgres"))
+
+
+def _assert_routable(sent: set[str], distributed: frozenset[str]) -> None:
+    from tests.shard_routing import excepted, unroutable
+
     failing = {
         " ".join(sql.split())[:300]: why
-        for sql in sent - migrations
+        for sql in sent - _migrations()
         if (why := unroutable(sql, distributed)) and not excepted(sql)
     }
     assert not failing, f"statements a distribution by memory id could not route: {failing}"

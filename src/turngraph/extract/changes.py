@@ -283,7 +283,7 @@ class ChangeRules(TurnState):
         seeing = _SEEING_LATER.search(text)
         name = _NAME_IS.search(text[seeing.end() : seeing.end() + 120]) if seeing else None
         if name is None and seeing is not None:
-            name = _SEEING_APPOSED.search(text, max(seeing.start() - 1, 0))
+            name = _SEEING_APPOSED.search(text, seeing.start())
         if name is not None:
             partner = capitalize(name.group("name"))
             if partner.lower() not in gz.NOT_NAMES | _NOT_PARTNERS:
@@ -389,7 +389,7 @@ class ChangeRules(TurnState):
         if m:
             named, status = m.group("name"), "dating"
         if named is None and ("seeing" in low or "dating" in low):
-            m = _SEEING_APPOSED.search(sentence) or _SEEING_NAMED.search(sentence)
+            m = _SEEING_NAMED.search(sentence)  # "seeing someone, Tiago": _turn_changes
             if m and m.group("name").lower() not in gz.NOT_NAMES | _NOT_PARTNERS:
                 named, status = m.group("name"), "dating"
         m = _PROPOSED.search(sentence) if "proposed" in low else None

@@ -151,11 +151,7 @@ class KeyedRules(TurnState):
         if verb in ("live", "reside") and "in" in prep_of:
             self._location(who, prep_of["in"])
             return not c.past
-        habitual = any(  # "on Sundays"
-            w.lower().endswith("s") and w.lower()[:-1] in gz.WEEKDAY_MONTH
-            for w in prep_of.get("on", [])
-        )
-        if verb in ("move", "relocate") and not (c.modal or c.progressive or habitual):
+        if verb in ("move", "relocate") and not (c.modal or c.progressive or _habitual(prep_of)):
             # "moved to Sale Water Park on Sundays" is a new habit, not a new home
             for prep in ("to", "into", "in"):
                 if prep in prep_of and self._place(prep_of[prep]):
@@ -382,3 +378,11 @@ def _titled(rest: list[str], people: dict[str, str]) -> bool:
     """ "Becoming Nicole by Amy Ellis Nutt": a name that is no person's (a title, a place)."""
     words = [w for w in rest if w not in ('"', "'")]
     return bool(words) and words[0][:1].isupper() and words[0].casefold() not in people
+
+
+def _habitual(prep_of: dict[str, list[str]]) -> bool:
+    """Whether a clause says when by a weekday that recurs ("on Sundays")."""
+    return any(
+        w.lower().endswith("s") and w.lower()[:-1] in gz.WEEKDAY_MONTH
+        for w in prep_of.get("on", [])
+    )

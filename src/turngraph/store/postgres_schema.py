@@ -72,3 +72,17 @@ def apply_schema(conn: Conn) -> None:
                 conn.execute("INSERT INTO _migrations (name) VALUES (%s)", (name,))
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s, %s)", MIGRATION_LOCK)
+
+
+def memory_tables(conn: Conn) -> list[str]:
+    """The schema's tables that carry memory_id, by name: a memory's rows, table by table."""
+    return [
+        str(r[0])
+        for r in conn.execute(
+            "SELECT c.relname FROM pg_attribute a "
+            "JOIN pg_class c ON c.oid = a.attrelid "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE a.attname = 'memory_id' AND NOT a.attisdropped "
+            "AND c.relkind = 'r' AND n.nspname = current_schema() ORDER BY 1"
+        ).fetchall()
+    ]

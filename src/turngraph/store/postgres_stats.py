@@ -39,7 +39,7 @@ import psycopg
 from psycopg import sql
 
 from turngraph.errors import StoreError
-from turngraph.store.postgres_schema import Conn
+from turngraph.store.postgres_schema import Conn, memory_tables
 
 log = logging.getLogger("turngraph")
 
@@ -105,16 +105,7 @@ class StatisticsRefresh:
     def _analyze(self) -> None:
         try:
             with self._lease() as conn:
-                tables = [
-                    str(r[0])
-                    for r in conn.execute(
-                        "SELECT c.relname FROM pg_attribute a "
-                        "JOIN pg_class c ON c.oid = a.attrelid "
-                        "JOIN pg_namespace n ON n.oid = c.relnamespace "
-                        "WHERE a.attname = 'memory_id' AND NOT a.attisdropped "
-                        "AND c.relkind = 'r' AND n.nspname = current_schema() ORDER BY 1"
-                    ).fetchall()
-                ]
+                tables = memory_tables(conn)
                 vacuumed = [t for t in tables if t in VACUUMED]
                 analyzed = [t for t in tables if t not in VACUUMED]
                 for command, names in (
