@@ -103,7 +103,7 @@ def main() -> None:
     )
     print("| ms a turn | runs a turn | statement |")
     print("|---:|---:|---|")
-    for text, times in sorted(spent.items(), key=lambda kv: -sum(kv[1]))[:15]:
+    for text, times in sorted(spent.items(), key=lambda kv: -sum(kv[1]))[:40]:
         print(f"| {sum(times) / n * 1000:.2f} | {len(times) / n:.1f} | `{text}` |")
 
 

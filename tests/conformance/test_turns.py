@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
+import numpy as np
 import pytest
 
 import turngraph
 from turngraph.extract.base import Extractor, RawExtraction, TurnContext
+from turngraph.recall.index import spoken_text, window_vector
 
 from .helpers import check_graph_invariants
 
@@ -249,15 +252,18 @@ def test_remember_many_stores_each_message_in_order_atomically(mem: turngraph.Me
 
 
 class _Recording:
-    """Extracts as the memory's extractor does and keeps the history each turn was shown."""
+    """Extracts as the memory's extractor does and keeps the history and the known names each
+    turn was shown."""
 
     def __init__(self, inner: Extractor) -> None:
         self.inner = inner
         self.name = inner.name
         self.shown: list[tuple[tuple[str, str], ...]] = []
+        self.names: list[tuple[str, ...]] = []
 
     def extract(self, text: str, context: TurnContext) -> RawExtraction:
         self.shown.append(context.history)
+        self.names.append(context.known_names)
         return self.inner.extract(text, context)
 
 
@@ -267,9 +273,10 @@ def test_each_turn_is_extracted_against_the_session_as_it_stands_whatever_else_w
     """The last turns a write left in a session are kept (per open database), to extract the
     session's next turn without reading them. Another writer on the same database (here a
     second open, as another process would have) appends, edits and deletes turns between
-    remembers: each extraction must still see the session's last turns as they stand. Only a
-    change to the session costs an extraction more (the first one saw the old turns); a write
-    elsewhere does not, nor one through another memory object of the same open database."""
+    remembers: each extraction must still see the session's last turns, and the memory's
+    known names, as they stand. Only a change to the session or to the names costs an
+    extraction more (the first one saw the old ones); another write elsewhere does not, nor
+    one through another memory object of the same open database."""
     recording = _Recording(mem.extractor)
     mem.extractor = recording
     other_db = turngraph.open(db.store.url)
@@ -277,30 +284,34 @@ def test_each_turn_is_extracted_against_the_session_as_it_stands_whatever_else_w
     session = mem.create_session().id
     elsewhere = mem.create_session().id
 
-    def remember(text: str, *, session_changed: bool = False) -> str:
+    def remember(text: str, *, again: bool = False) -> str:
         expected = tuple(
             (t.speaker or t.role, t.content) for t in mem.list_turns(session).turns[-4:]
         )
+        names = {e.name for kind in ("person", "animal") for e in mem.list_entities(kind)}
         calls = len(recording.shown)
         turn_id = mem.remember(text, session_id=session, speaker="Ann").turn_id
         shown = recording.shown[calls:]
         assert shown[-1] == expected
-        assert len(shown) == (2 if session_changed else 1)
+        assert set(recording.names[-1]) == names
+        assert len(shown) == (2 if again else 1)
         return turn_id
 
     remember("I adopted a kitten last week.")
     remember("She is called Luna.")
     other.remember("Cute! What breed is she?", session_id=session, speaker="Bob")
-    remember("A tabby, I think.", session_changed=True)
+    remember("A tabby, I think.", again=True)
     db.memory("acme").remember("So cute!", session_id=session, speaker="Dee")
     remember("She is.")
-    other.remember("I moved to Oslo.", session_id=elsewhere, speaker="Cy")
-    last = remember("Luna sleeps all day.")
+    other.remember("The weather is lovely today.", session_id=elsewhere, speaker="Ann")
+    remember("She likes the sun.")
+    other.remember("I moved to Oslo.", session_id=elsewhere, speaker="Cy")  # Cy: a new name
+    last = remember("Luna sleeps all day.", again=True)
     slug = next(t.slug for t in mem.list_turns(session).turns if t.id == last)
     other.update_observation(slug, content="Luna sleeps on my desk all day.")
-    last = remember("My sister Eva wants one too.", session_changed=True)
+    last = remember("My sister Eva wants one too.", again=True)
     other.delete_observation(next(t.slug for t in mem.list_turns(session).turns if t.id == last))
-    remember("We might visit the shelter on Saturday.", session_changed=True)
+    remember("We might visit the shelter on Saturday.", again=True)
     other.delete_session(session)
     with pytest.raises(turngraph.NotFoundError):
         mem.remember("Anyone there?", session_id=session, speaker="Ann")
@@ -373,3 +384,45 @@ def test_turn_pages_default_to_100_and_never_exceed_500(mem: turngraph.Memory) -
     rest = mem.list_turns(session, limit=500, cursor=most.next_cursor)
     assert (len(rest.turns), rest.has_more) == (100, False)
     assert [t.seq for t in most.turns + rest.turns] == list(range(1, 601))
+
+
+def test_a_remember_is_one_write_that_leaves_its_vectors_stored_and_nothing_queued(
+    db: turngraph.Database, mem: turngraph.Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = mem.remember("We should talk about the move.", speaker="Maya")
+    writes: list[int] = []
+    write = db.store.write
+
+    def counted(memory_id: int) -> Any:
+        writes.append(memory_id)
+        return write(memory_id)
+
+    monkeypatch.setattr(db.store, "write", counted)
+    said = mem.remember(
+        "I moved to Lisbon last spring with my sister Ana.",
+        session_id=first.session_id,
+        speaker="Maya",
+    )
+    assert writes == [mem._id]  # the turn, its extraction and every vector: one commit
+    assert said.extraction.entities
+    assert said.extraction.attributes
+    with db.store.read(mem._id) as tx:
+        assert tx.index_queue(limit=10) == []
+        turns = tx.last_turns(first.session_id, count=2)
+        stored = {
+            kind: {
+                ref: np.frombuffer(data, dtype=np.float32) for ref, data in tx.load_vectors(kind)
+            }
+            for kind in ("observation", "window", "entity", "attribute")
+        }
+    assert len(stored["entity"]) >= len(said.extraction.entities)
+    assert len(stored["attribute"]) == len(said.extraction.attributes)
+    # The earlier turn's window now spans the new turn too, derived from the turns' vectors.
+    parts = [
+        (spoken_text(t.speaker or t.role, t.content), stored["observation"][t.observation_id])
+        for t in turns
+    ]
+    for t in turns:
+        assert t.observation_id in stored["observation"]
+    assert np.allclose(stored["window"][turns[0].observation_id], window_vector(parts), atol=1e-6)
+    assert np.allclose(stored["window"][turns[1].observation_id], window_vector(parts), atol=1e-6)

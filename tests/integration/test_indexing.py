@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
@@ -37,9 +37,11 @@ def letters(text: str) -> list[float]:
 
 
 @contextmanager
-def gated_embeddings(free: int) -> Iterator[tuple[FakeOpenAI, threading.Event]]:
+def gated_embeddings(
+    free: int, hold: Callable[[list[str]], bool] | None = None
+) -> Iterator[tuple[FakeOpenAI, threading.Event]]:
     """An embeddings endpoint that answers ``free`` requests at once and holds the rest until
-    the gate opens."""
+    the gate opens; with ``hold``, it holds the requests whose texts ``hold`` picks instead."""
     gate = threading.Event()
     served = 0
     lock = threading.Lock()
@@ -49,7 +51,7 @@ def gated_embeddings(free: int) -> Iterator[tuple[FakeOpenAI, threading.Event]]:
         with lock:
             served += 1
             mine = served
-        if mine > free:
+        if (mine > free) if hold is None else hold(body["input"]):
             gate.wait(60)
         data = [
             {"object": "embedding", "index": i, "embedding": letters(t)}
@@ -97,7 +99,12 @@ def test_a_write_returns_without_embedding_the_backlog_of_others(tmp_path: Path)
     path = tmp_path / "backlog.db"
     leave_backlog(path)
     with (
-        gated_embeddings(free=1) as (fake, gate),
+        # Only the backlog's texts wait at the gate: the write's own (its turn, and what its
+        # extraction wrote) are answered.
+        gated_embeddings(free=0, hold=lambda texts: any("note number" in t for t in texts)) as (
+            fake,
+            gate,
+        ),
         turngraph.open(path, settings=settings_for(fake)) as db,
     ):
         mem = db.memory("m")

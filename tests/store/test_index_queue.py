@@ -3,6 +3,8 @@ missing or stale and hands back the stored fields; the core builds the text to e
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
 from turngraph.recall.index import embed_text
 from turngraph.store.base import AttributeRow, Store, TextSearch, WriteTx
 
@@ -23,6 +25,24 @@ def _turn(tx: WriteTx, seq: int, speaker: str | None, content: str) -> int:
         now=NOW,
     )
     return oid
+
+
+def _lives_in_porto(tx: WriteTx, entity_id: int, observation_id: int, at: datetime) -> None:
+    tx.insert_attribute(
+        AttributeRow(
+            id="attribute-1",
+            entity_id=entity_id,
+            key="home_city",
+            value="Porto",
+            memory_category="knowledge",
+            observation_id=observation_id,
+            valid_from=at,
+            valid_until=None,
+            supersedes=None,
+            superseded_by=None,
+            created_at=at,
+        )
+    )
 
 
 def _texts(store: Store, memory_id: int) -> dict[tuple[str, int], str]:
@@ -49,21 +69,7 @@ def test_every_written_row_is_queued_with_the_fields_its_text_is_built_from(
         plain = tx.insert_entity(
             key="porto", name="Porto", type="place", description="", retrieval_queries=(), now=NOW
         )
-        tx.insert_attribute(
-            AttributeRow(
-                id="attribute-1",
-                entity_id=ana.id,
-                key="home_city",
-                value="Porto",
-                memory_category="knowledge",
-                observation_id=said,
-                valid_from=NOW,
-                valid_until=None,
-                supersedes=None,
-                superseded_by=None,
-                created_at=NOW,
-            )
-        )
+        _lives_in_porto(tx, ana.id, said, NOW)
         tx.set_search_context(said, "I moved to Porto welcome to Porto")
         tx.enqueue("window", said)
     texts = _texts(store, memory_id)
@@ -165,3 +171,42 @@ def test_vectors_and_dequeues_in_a_batch_store_each_row_and_clear_only_those_nam
         ]
         assert tx.load_vectors("entity") == [(7, b"\x00\x00\x00@")]
         assert [(q.kind, q.ref) for q in tx.index_queue(limit=10)] == [("observation", ids[2])]
+
+
+def test_vectors_put_with_dequeue_take_their_own_rows_off_the_queue(
+    store: Store, memory_id: int
+) -> None:
+    with store.write(memory_id) as tx:
+        ids = [insert_note(tx, f"n{i}", f"note {i}", title=f"N{i}") for i in range(2)]
+        tx.put_vectors([("observation", ids[0], b"\x00\x00\x80?")], dequeue=True)
+        assert [(q.kind, q.ref) for q in tx.index_queue(limit=10)] == [("observation", ids[1])]
+    with store.read(memory_id) as tx:
+        assert tx.load_vectors("observation") == [(ids[0], b"\x00\x00\x80?")]
+
+
+def test_a_write_finds_in_the_queue_only_the_entities_and_attributes_it_stamped(
+    store: Store, memory_id: int
+) -> None:
+    later = NOW + timedelta(seconds=1)
+    with store.write(memory_id) as tx:  # an earlier write's rows, left queued
+        insert_note(tx, "n", "green tea", title="Tea")
+        old = tx.insert_entity(
+            key="ana", name="Ana", type="person", description="", retrieval_queries=(), now=NOW
+        )
+    with store.write(memory_id) as tx:
+        mine = tx.insert_entity(
+            key="ben", name="Ben", type="person", description="", retrieval_queries=(), now=later
+        )
+        said = insert_note(tx, "m", "Ben lives in Porto", title="Ben")
+        _lives_in_porto(tx, mine.id, said, later)
+        own = tx.index_queue(limit=10, written_at=later)
+        assert sorted(q.kind for q in own) == ["attribute", "entity"]
+        assert [embed_text(q) for q in own if q.kind == "entity"] == ["Ben: "]
+        assert ("entity", old.id) in {(q.kind, q.ref) for q in tx.index_queue(limit=10)}
+        # An entity changed again by this write is its own too.
+        tx.update_entity(
+            old.id, type="person", description="a friend", retrieval_queries=(), now=later
+        )
+        assert ("entity", old.id) in {
+            (q.kind, q.ref) for q in tx.index_queue(limit=10, written_at=later)
+        }

@@ -9,12 +9,14 @@ it and rolls the transaction back.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import numpy as np
 from pydantic import BaseModel
 
 from turngraph.config import Limits
@@ -46,6 +48,8 @@ from turngraph.models import (
     Extraction,
     RememberResult,
 )
+from turngraph.recall.embed import Embedder, Vectors
+from turngraph.recall.index import BATCH, embed_text, spoken_text, window_vector
 from turngraph.store.base import MemoryRow, ObservationRow, ReadTx, Store, TurnRow, WriteTx
 
 INFER_MODES = ("full", "triples", "preview", "none")
@@ -56,6 +60,7 @@ HISTORY_TURNS = 4
 KNOWN_NAMES = 300  # the memory's newest people and animals an extraction is told of
 # Tries of a remember whose session others write to at the same time (see _Stale).
 _ATTEMPTS = 3
+log = logging.getLogger("turngraph.turns")
 # A message to write as a turn, its extraction (None: none asked) and the extractor's failure.
 _Prepared = tuple[dict[str, Any], RawExtraction | None, str | None]
 # What a write of turns returns: the session, the turn ids, their extractions.
@@ -81,8 +86,9 @@ class _Replayed(Exception):
 class Tails:
     """The last turns of the sessions written to lately through one store (by any memory
     object on it: a server makes one per request), each with the memory's write count just
-    after that write. The next turn of the session is extracted against them without a read;
-    its write checks the count (``TurnOps._write_turns``)."""
+    after that write, and each memory's known names likewise. The next turn of the session is
+    extracted against them without a read; its write checks the count
+    (``TurnOps._write_turns``)."""
 
     SESSIONS = 256
     CHARS = 16_000  # longer last turns are read again: at most 256 x 16,000 characters kept
@@ -93,6 +99,7 @@ class Tails:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._by_session: dict[tuple[MemoryRow, str], tuple[int, tuple[TurnRow, ...]]] = {}
+        self._names: dict[MemoryRow, tuple[int, tuple[str, ...]]] = {}
 
     @classmethod
     def of(cls, store: Store) -> Tails:
@@ -120,6 +127,70 @@ class Tails:
             if len(self._by_session) >= self.SESSIONS:  # the least recently written goes
                 del self._by_session[next(iter(self._by_session))]
             self._by_session[key] = (writes, kept)
+
+    def names(self, memory: MemoryRow) -> tuple[int, tuple[str, ...]] | None:
+        """The memory's known names (``known_names``) as the last remember through this store
+        left them, and the write count at which they are exact."""
+        with self._lock:
+            return self._names.get(memory)
+
+    def put_names(self, memory: MemoryRow, writes: int, names: Sequence[str]) -> None:
+        with self._lock:
+            self._names.pop(memory, None)
+            if len(self._names) >= self.SESSIONS:
+                del self._names[next(iter(self._names))]
+            self._names[memory] = (writes, tuple(names))
+
+
+class _Names:
+    """The memory's newest people and animals an extraction is told of (``known_names``),
+    read when first asked for: on a first attempt as the last remember through this store
+    left them, else in a read of their own; and the write count at which they are exact
+    (None on the last attempt, which takes them as read). The write checks them
+    (:meth:`check`) and, once it commits, keeps them for the next remember (:meth:`keep`)."""
+
+    def __init__(self, ops: TurnOps, attempt: int) -> None:
+        self._ops = ops
+        self._attempt = attempt
+        self.used: tuple[str, ...] | None = None
+        self.at: int | None = None
+        self._after: tuple[str, ...] | None = None
+
+    def __call__(self) -> list[str]:
+        if self.used is None:
+            ops = self._ops
+            cached = ops._tails.names(ops._row) if self._attempt == 0 else None
+            if cached is not None:
+                self.at, self.used = cached
+            else:
+                with ops._store.read(ops._id) as tx:
+                    self.used = tuple(tx.known_names(limit=KNOWN_NAMES))
+                    last = self._attempt == _ATTEMPTS - 1
+                    self.at = None if last else tx.write_count()
+        return list(self.used)
+
+    def check(self, tx: WriteTx) -> None:
+        """In the write, before anything is written: _Stale if other writes since the names
+        were read changed them."""
+        if self.used is None or self.at is None or self.at == tx.writes - 1:
+            return
+        if tuple(tx.known_names(limit=KNOWN_NAMES)) != self.used:
+            raise _Stale
+        self.at = tx.writes - 1
+
+    def written(self, tx: WriteTx, extractions: Sequence[Extraction]) -> None:
+        """In the write, after its turns: the names as it leaves them (read again only when
+        its extractions touched entities)."""
+        if self.used is None or self.at is None:
+            return
+        touched = any(e.entities for e in extractions)
+        self._after = tuple(tx.known_names(limit=KNOWN_NAMES)) if touched else self.used
+
+    def keep(self, writes: int) -> None:
+        """Once the write committed at count ``writes``."""
+        if self._after is not None:
+            ops = self._ops
+            ops._tails.put_names(ops._row, writes, self._after)
 
 
 def _merge(turn_id: str, extractions: Sequence[Extraction]) -> Extraction:
@@ -212,9 +283,9 @@ class TurnOps(SessionOps):
         if stored is None:
             speaker_name = self._speaker(session_id, message)
 
-            def prepare(recent: Sequence[TurnRow]) -> list[_Prepared]:
+            def prepare(recent: Sequence[TurnRow], names: _Names) -> list[_Prepared]:
                 history = _said(recent) if mode in ("full", "preview") else []
-                known = self._known_names() if mode in ("full", "preview") else []
+                known = names() if mode in ("full", "preview") else []
                 raw, failure = self._extract(
                     mode, message, speaker_name, raw_triples, history, known
                 )
@@ -229,6 +300,7 @@ class TurnOps(SessionOps):
                 key=key,
                 fp=fp,
                 operation="remember",
+                vectors=self._turn_vectors([message], mode),
             )
         if stored is not None:
             return RememberResult.model_validate_json(stored).model_copy(update={"replayed": True})
@@ -305,10 +377,10 @@ class TurnOps(SessionOps):
         stored = self._stored(key, "remember_many", fp)
         if stored is None:
 
-            def prepare(recent: Sequence[TurnRow]) -> list[_Prepared]:
+            def prepare(recent: Sequence[TurnRow], names: _Names) -> list[_Prepared]:
                 prepared = []
                 history = _said(recent) if mode in ("full", "preview") else []
-                known = self._known_names() if mode in ("full", "preview") else []
+                known = names() if mode in ("full", "preview") else []
                 for message in parsed:
                     speaker = self._speaker(session_id, message)
                     raw, failure = self._extract(mode, message, speaker, None, history, known)
@@ -331,6 +403,7 @@ class TurnOps(SessionOps):
                 fp=fp,
                 operation="remember_many",
                 batch=extract,
+                vectors=self._turn_vectors(parsed, mode),
             )
         if stored is not None:
             return BatchResult.model_validate_json(stored).model_copy(update={"replayed": True})
@@ -352,7 +425,7 @@ class TurnOps(SessionOps):
     def _extract_and_write(
         self,
         session_id: str | None,
-        prepare: Callable[[Sequence[TurnRow]], list[_Prepared]],
+        prepare: Callable[[Sequence[TurnRow], _Names], list[_Prepared]],
         **write: Any,
     ) -> tuple[list[_Prepared], _Written | None, str | None]:
         """Extract (``prepare`` does, given the session's last turns) and write the turns;
@@ -360,10 +433,11 @@ class TurnOps(SessionOps):
         prepared and the write's outcome, or the stored result a replay found instead."""
         for attempt in range(_ATTEMPTS):
             recent, known_at = self._recent(session_id, attempt)
-            prepared = prepare(recent)
+            names = _Names(self, attempt)
+            prepared = prepare(recent, names)
             try:
                 written = self._write_turns(
-                    session_id, prepared, recent=recent, known_at=known_at, **write
+                    session_id, prepared, recent=recent, known_at=known_at, names=names, **write
                 )
             except _Stale:
                 continue
@@ -386,17 +460,27 @@ class TurnOps(SessionOps):
         batch: str | None = None,
         recent: Sequence[TurnRow] = (),
         known_at: int | None = None,
+        names: _Names | None = None,
+        vectors: Sequence[Vectors] | None = None,
     ) -> _Written:
         """Write ``prepared`` turns in one transaction. ``recent`` are the session's last turns
         the extraction saw, exact at the memory's write count ``known_at`` (None: a new
-        session). Raises _Stale when they are no longer the session's last turns."""
+        session). Raises _Stale when they are no longer the session's last turns, or when
+        the memory's known ``names`` the extraction was told of changed. With
+        ``vectors`` (the turns', in order) the transaction stores them and the windows it
+        changes; without, the indexer embeds what the write queued after it commits."""
         now = datetime.now(UTC)
         outcome: _Written | None = None
         written: list[TurnRow] = []
+        # The windows whose vectors this write derives (None: it queues them instead).
+        windows: list[int] | None = None if vectors is None else []
+        indexed = False
         try:
             with self._store.write(self._id) as tx:
                 if key and (stored := self._replay(tx, key, operation, fp)) is not None:
                     raise _Replayed(stored)
+                if names is not None:
+                    names.check(tx)
                 if session_id is None:
                     session_id = new_id("session")
                     tx.insert_session(session_id, metadata="null", now=now)
@@ -419,6 +503,7 @@ class TurnOps(SessionOps):
                         labels=labels,
                         now=now,
                         recent=recent,
+                        windows=windows,
                     )
                     recent = ()  # later turns of a batch follow ones written here
                     written.append(turn)
@@ -427,6 +512,18 @@ class TurnOps(SessionOps):
                 outcome = (session_id, turn_ids, extractions)
                 if mode == "preview":
                     raise _Rollback
+                if names is not None:
+                    names.written(tx, extractions)
+                if vectors is not None and windows is not None:
+                    indexed = _put_turn_vectors(
+                        tx,
+                        self.embedder,
+                        written,
+                        vectors,
+                        windows,
+                        queued=any(_wrote(e) for e in extractions),
+                        now=now,
+                    )
                 if key:
                     result: RememberResult | BatchResult
                     if operation == "remember":
@@ -452,7 +549,10 @@ class TurnOps(SessionOps):
             pass
         else:
             self._tails.put(self._row, session_id, tx.writes, [*tail, *written])
-            self._after_write()
+            if names is not None:
+                names.keep(tx.writes)
+            if not indexed:  # the indexer embeds what the write queued
+                self._after_write()
         assert outcome is not None
         return outcome
 
@@ -469,6 +569,7 @@ class TurnOps(SessionOps):
         labels: list[str],
         now: datetime,
         recent: Sequence[TurnRow] = (),
+        windows: list[int] | None = None,
     ) -> tuple[TurnRow, Extraction]:
         seq = tx.next_turn_seq(session_id)
         turn_id = new_id("turn")
@@ -480,7 +581,7 @@ class TurnOps(SessionOps):
         before = self._before(tx, session_id, seq, recent)
         content = message["content"]
         slug = turn_id.replace(":", "-")
-        self._widen_previous(tx, content, before)
+        self._widen_previous(tx, content, before, windows)
         obs_id = tx.insert_observation(
             slug=slug,
             title=title,
@@ -509,7 +610,9 @@ class TurnOps(SessionOps):
             labels=labels,
             now=now,
         )
-        if not self.lexical_only:
+        if windows is not None:
+            windows.append(obs_id)
+        elif not self.lexical_only:
             tx.enqueue("window", obs_id)
         turn = TurnRow(
             id=turn_id,
@@ -550,23 +653,57 @@ class TurnOps(SessionOps):
         before = tx.list_turns(session_id, after_seq=max(seq - 3, 0), offset=0, limit=2)
         return [t for t in before if t.seq < seq]
 
-    def _widen_previous(self, tx: WriteTx, content: str, before: Sequence[TurnRow]) -> None:
+    def _widen_previous(
+        self,
+        tx: WriteTx,
+        content: str,
+        before: Sequence[TurnRow],
+        windows: list[int] | None,
+    ) -> None:
         """Index each turn with its neighbours: short replies carry their topic there. A new
         turn's observation is written with its window so far (the turn before it and itself);
         here, just before, the turn before it gets its whole window (the two turns before it,
         and the new one). It is done first, so the full-text index takes the rows in
-        ascending id order."""
+        ascending id order. Its window's vector changes too: derived in this write
+        (``windows``) or queued."""
         if before:
             prev = before[-1]
             earlier = [t.content for t in before[:-1]]
             tx.set_search_context(prev.observation_id, " ".join([*earlier, prev.content, content]))
-            if not self.lexical_only:
+            if windows is not None:
+                windows.append(prev.observation_id)
+            elif not self.lexical_only:
                 tx.enqueue("window", prev.observation_id)
+
+    def _turn_vectors(self, messages: Sequence[dict[str, Any]], mode: str) -> list[Vectors] | None:
+        """The vectors of turns about to be written, embedded before their write (outside
+        its lock) so that it stores them in its own transaction: a remember is one commit,
+        and its turn is found by meaning as soon as it returns. None where the indexer
+        embeds them after the write instead: a preview, a memory without vectors, a store
+        indexing in the background, a batch larger than the indexer's, a failing embedder
+        (the indexer then meets the failure after the turns are stored)."""
+        if (
+            mode == "preview"
+            or self.lexical_only
+            or self._store.settings.index_in_background
+            or len(messages) > BATCH
+        ):
+            return None
+        texts = [spoken_text(m["speaker"] or m["role"], m["content"] or " ") for m in messages]
+        try:
+            embedder = self.embedder
+            return None if embedder is None else list(embedder.embed(texts).astype(np.float32))
+        except Exception as exc:  # the queue keeps the turns for the indexer
+            log.warning("embedding %d turns before their write failed: %s", len(texts), exc)
+            return None
 
     if TYPE_CHECKING:  # provided by Memory
 
         @property
         def lexical_only(self) -> bool: ...
+
+        @property
+        def embedder(self) -> Embedder | None: ...
 
         def _after_write(self) -> None: ...
 
@@ -630,10 +767,6 @@ class TurnOps(SessionOps):
             if isinstance(meta, dict) and isinstance(meta.get("user"), str) and meta["user"]:
                 return str(meta["user"])
         return "user" if message["role"] in ("user", "system", "tool") else "assistant"
-
-    def _known_names(self) -> list[str]:
-        with self._store.read(self._id) as tx:
-            return tx.known_names(limit=KNOWN_NAMES)
 
     def _recent(self, session_id: str | None, attempt: int) -> tuple[list[TurnRow], int | None]:
         """The session's last few turns, oldest first, and the memory's write count at which
@@ -703,6 +836,66 @@ def _still_last(tx: WriteTx, session_id: str, recent: Sequence[TurnRow]) -> list
     ]:
         raise _Stale
     return turns
+
+
+def _put_turn_vectors(
+    tx: WriteTx,
+    embedder: Embedder | None,
+    turns: Sequence[TurnRow],
+    vectors: Sequence[Vectors],
+    windows: Sequence[int],
+    *,
+    queued: bool,
+    now: datetime,
+) -> bool:
+    """Store, in the turns' write, their vectors and those of the windows it changed, each
+    derived from its turns' vectors as the indexer derives it
+    (:func:`~turngraph.recall.index.window_vector`). With ``queued`` (the extraction wrote
+    entities or attributes, which the store queued) those are embedded here too: a few short
+    texts, the one model call made inside the write, and only the write's own (stamped
+    ``now``), never rows other writes left queued. A window with a turn that has no vector
+    yet, or more rows than a batch, is left to the indexer. Returns whether nothing of the
+    write was left queued."""
+    own = {t.observation_id: v for t, v in zip(turns, vectors, strict=True)}
+    around = tx.window_turns(list(dict.fromkeys(windows)))
+    put = [("observation", obs_id, v.tobytes()) for obs_id, v in own.items()]
+    complete = True
+    for ref in dict.fromkeys(windows):
+        parts: list[tuple[str, Vectors]] = []
+        for obs_id, speaker, content, data in around.get(ref, []):
+            vector = own.get(obs_id)
+            if vector is None and data:
+                vector = np.frombuffer(data, dtype=np.float32)
+            if vector is None:
+                break
+            parts.append((spoken_text(speaker, content), vector))
+        else:
+            if parts:
+                put.append(("window", ref, window_vector(parts).tobytes()))
+                continue
+        tx.enqueue("window", ref)
+        complete = False
+    if queued and embedder is not None:
+        done = {(kind, ref) for kind, ref, _ in put}
+        rows = tx.index_queue(limit=BATCH, written_at=now)
+        more = [q for q in rows if (q.kind, q.ref) not in done]
+        if more:
+            texts = [embed_text(q) or " " for q in more]
+            put += zip(
+                [q.kind for q in more],
+                [q.ref for q in more],
+                [v.tobytes() for v in embedder.embed(texts).astype(np.float32)],
+                strict=True,
+            )
+        complete = complete and len(rows) < BATCH
+    tx.put_vectors(put, dequeue=True)
+    return complete
+
+
+def _wrote(extraction: Extraction) -> bool:
+    """Whether an applied extraction wrote anything (its entities and attributes are
+    queued for their vectors)."""
+    return any(getattr(extraction, field) for field in EXTRACTION_KINDS)
 
 
 def _said(turns: Sequence[TurnRow]) -> list[tuple[str, str]]:

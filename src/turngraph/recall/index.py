@@ -127,8 +127,11 @@ def _drain(
             still = {(q.kind, q.ref): embed_text(q) for q in queued}
             done = [(kind, ref) for kind, ref, text in items if still.get((kind, ref)) == text]
             # A window whose turn is gone has no vector: it only leaves the queue.
-            wtx.put_vectors([(k, r, vectors[k, r].tobytes()) for k, r in done if (k, r) in vectors])
-            wtx.dequeue_many(done)
+            wtx.put_vectors(
+                [(k, r, vectors[k, r].tobytes()) for k, r in done if (k, r) in vectors],
+                dequeue=True,
+            )
+            wtx.dequeue_many([key for key in done if key not in vectors])
         progress = len(done)
         written += progress
         left = len(still) > progress if len(queued) < BATCH * 4 else None

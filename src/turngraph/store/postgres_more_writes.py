@@ -232,10 +232,14 @@ class MoreWrites(PostgresReadTx):
     def put_vector(self, kind: str, ref: int, data: bytes) -> None:
         self.put_vectors([(kind, ref, data)])
 
-    def put_vectors(self, vectors: Sequence[tuple[str, int, bytes]]) -> None:
-        # One statement for the batch (a vector stored again in it: its last bytes). Each
-        # vector is stamped with the index version the batch moves the memory to; with
-        # pgvector, its embedding is stored beside its bytes (postgres_vectors).
+    def put_vectors(
+        self, vectors: Sequence[tuple[str, int, bytes]], *, dequeue: bool = False
+    ) -> None:
+        # One statement for the batch (a vector stored again in it: its last bytes), its
+        # queue entries with ``dequeue``, and with pgvector the counts that say whether the
+        # kind is indexed. Each vector is stamped with the index version the batch moves the
+        # memory to; with pgvector, its embedding is stored beside its bytes
+        # (postgres_vectors).
         latest = {(kind, ref): data for kind, ref, data in vectors}
         if not latest:
             return
@@ -246,10 +250,19 @@ class MoreWrites(PostgresReadTx):
             "refs": [ref for _, ref in latest],
             "data": list(latest.values()),
         }
+        gone = (
+            ", gone AS (DELETE FROM index_queue WHERE memory_id = %(m)s AND (kind, ref) IN "
+            "(SELECT * FROM unnest(%(kinds)s::text[], %(refs)s::bigint[]))) "
+            if dequeue
+            else " "
+        )
+        moved = (
+            "moved AS (UPDATE memories SET index_version = index_version + 1 "
+            "WHERE id = %(m)s RETURNING index_version)"
+        )
         if not self.vector_index.enabled:
             self._run(
-                "WITH moved AS (UPDATE memories SET index_version = index_version + 1 "
-                "WHERE id = %(m)s RETURNING index_version) "
+                f"WITH {moved}{gone}"
                 "INSERT INTO vectors (memory_id, kind, ref, data, stamp) "
                 "SELECT %(m)s, r.kind, r.ref, r.data, moved.index_version FROM moved, "
                 "unnest(%(kinds)s::text[], %(refs)s::bigint[], %(data)s::bytea[]) "
@@ -266,33 +279,34 @@ class MoreWrites(PostgresReadTx):
                 self._one("SELECT pg_advisory_xact_lock(%s, %s)", INDEX_LOCK)
                 create_dimension_index(self.conn, dim)
                 index.dimensions.add(dim)
-        # Indexed once the memory holds more vectors of the kind than are searched exactly;
-        # a write that finds older ones still outside the index brings a batch of them in.
+        # Indexed once the memory holds more vectors of the kind than are searched exactly
+        # (the counts as they were before this statement); a write that finds older ones
+        # still outside the index brings a batch of them in.
         stats = {
-            str(kind): (int(count) >= index.exact_below, int(unindexed) > 0)
-            for kind, count, unindexed in self._all(
-                "SELECT kind, vectors, unindexed FROM vector_stats "
-                "WHERE memory_id = %s AND kind = ANY(%s)",
-                (self.memory_id, sorted(set(kinds))),
+            str(kind): (bool(big), bool(waiting))
+            for kind, big, waiting in self._all(
+                "WITH counted AS (SELECT kind, vectors >= %(exact)s AS big, unindexed > 0 "
+                "AS waiting FROM vector_stats WHERE memory_id = %(m)s "
+                "AND kind = ANY(%(kinds)s)), "
+                f"{moved}{gone}, put AS ("
+                "INSERT INTO vectors (memory_id, kind, ref, data, stamp, embedding, indexed) "
+                "SELECT %(m)s, r.kind, r.ref, r.data, moved.index_version, r.e, "
+                "coalesce(c.big, false) FROM moved CROSS JOIN "
+                "unnest(%(kinds)s::text[], %(refs)s::bigint[], %(data)s::bytea[], "
+                "%(e)b::vector[]) AS r(kind, ref, data, e) LEFT JOIN counted c "
+                "ON c.kind = r.kind "
+                "ON CONFLICT (memory_id, kind, ref) DO UPDATE SET data = excluded.data, "
+                "stamp = excluded.stamp, embedding = excluded.embedding, "
+                "indexed = vectors.indexed OR excluded.indexed) "
+                "SELECT kind, big, waiting FROM counted",
+                {
+                    **params,
+                    "exact": index.exact_below,
+                    # Binary vectors (postgres_vectors.VectorBytes); an empty one has none.
+                    "e": [VectorBytes(data) if data else None for data in latest.values()],
+                },
             )
         }
-        self._run(
-            "WITH moved AS (UPDATE memories SET index_version = index_version + 1 "
-            "WHERE id = %(m)s RETURNING index_version) "
-            "INSERT INTO vectors (memory_id, kind, ref, data, stamp, embedding, indexed) "
-            "SELECT %(m)s, r.kind, r.ref, r.data, moved.index_version, r.e, r.big "
-            "FROM moved, unnest(%(kinds)s::text[], %(refs)s::bigint[], %(data)s::bytea[], "
-            "%(e)b::vector[], %(big)s::boolean[]) AS r(kind, ref, data, e, big) "
-            "ON CONFLICT (memory_id, kind, ref) DO UPDATE SET data = excluded.data, "
-            "stamp = excluded.stamp, embedding = excluded.embedding, "
-            "indexed = vectors.indexed OR excluded.indexed",
-            {
-                **params,
-                # Binary vectors (postgres_vectors.VectorBytes); an empty one has none.
-                "e": [VectorBytes(data) if data else None for data in latest.values()],
-                "big": [stats.get(kind, (False, False))[0] for kind in kinds],
-            },
-        )
         for kind, (big, waiting) in sorted(stats.items()):
             if big and waiting:
                 # The batch is read once (an array), then each of its rows found by its key.

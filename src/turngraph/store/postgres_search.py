@@ -86,12 +86,20 @@ class SearchReads(Statements):
             )
         ]
 
-    def index_queue(self, *, limit: int) -> list[QueuedRow]:
+    def index_queue(self, *, limit: int, written_at: datetime | None = None) -> list[QueuedRow]:
         # One statement: the queue's first rows, each joined to the fields its text is
         # built from (a source that is gone joins nothing and leaves an empty row).
+        mine = (
+            ""
+            if written_at is None
+            else "AND (EXISTS (SELECT 1 FROM entities x WHERE index_queue.kind = 'entity' "
+            "AND x.memory_id = %(m)s AND x.id = index_queue.ref AND x.updated_at = %(at)s) "
+            "OR EXISTS (SELECT 1 FROM attributes x WHERE index_queue.kind = 'attribute' "
+            "AND x.memory_id = %(m)s AND x.ref = index_queue.ref AND x.created_at = %(at)s)) "
+        )
         rows = self._all(
             "WITH q AS (SELECT kind, ref FROM index_queue WHERE memory_id = %(m)s "
-            "ORDER BY kind, ref LIMIT %(n)s) "
+            f"{mine}ORDER BY kind, ref LIMIT %(n)s) "
             "SELECT q.kind, q.ref, o.id, o.title, o.content, coalesce(t.speaker, t.role), "
             "o.search_context, e.id, e.name, e.description, e.retrieval_queries, "
             "ae.id, ae.name, a.key, a.value FROM q "
@@ -104,7 +112,7 @@ class SearchReads(Statements):
             "AND a.ref = q.ref "
             "LEFT JOIN entities ae ON ae.memory_id = %(m)s AND ae.id = a.entity_id "
             "ORDER BY q.kind, q.ref",
-            {"m": self.memory_id, "n": limit},
+            {"m": self.memory_id, "n": limit, "at": written_at},
         )
         return [_queued(r) for r in rows]
 

@@ -74,11 +74,22 @@ class SearchReads:
             )[0]
         )
 
-    def index_queue(self, *, limit: int) -> list[QueuedRow]:
-        queued = self._all(
-            "SELECT kind, ref FROM index_queue WHERE memory_id=? ORDER BY kind, ref LIMIT ?",
-            (self.memory_id, limit),
-        )
+    def index_queue(self, *, limit: int, written_at: datetime | None = None) -> list[QueuedRow]:
+        if written_at is None:
+            queued = self._all(
+                "SELECT kind, ref FROM index_queue WHERE memory_id=? ORDER BY kind, ref LIMIT ?",
+                (self.memory_id, limit),
+            )
+        else:
+            stamp = to_db(written_at)
+            queued = self._all(
+                "SELECT q.kind, q.ref FROM index_queue q "
+                "LEFT JOIN entities e ON q.kind = 'entity' AND e.id = q.ref "
+                "LEFT JOIN attributes a ON q.kind = 'attribute' AND a.rowid = q.ref "
+                "WHERE q.memory_id=? AND (e.updated_at = ? OR a.created_at = ?) "
+                "ORDER BY q.kind, q.ref LIMIT ?",
+                (self.memory_id, stamp, stamp, limit),
+            )
         refs: dict[str, list[int]] = {}
         for kind, ref in queued:
             refs.setdefault(kind, []).append(ref)

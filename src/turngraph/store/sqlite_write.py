@@ -654,9 +654,13 @@ class SQLiteTx(SQLiteReadTx):
             (kind, ref, self.memory_id),
         )
 
-    def put_vectors(self, vectors: Sequence[tuple[str, int, bytes]]) -> None:
+    def put_vectors(
+        self, vectors: Sequence[tuple[str, int, bytes]], *, dequeue: bool = False
+    ) -> None:
         for kind, ref, data in vectors:
             self.put_vector(kind, ref, data)
+        if dequeue:
+            self.dequeue_many([(kind, ref) for kind, ref, _ in vectors])
 
     def dequeue_many(self, keys: Sequence[tuple[str, int]]) -> None:
         self.conn.executemany("DELETE FROM index_queue WHERE kind=? AND ref=?", keys)
