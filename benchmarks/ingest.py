@@ -12,6 +12,10 @@ waited for nothing, and a slower run means a slower processor (a shared host's s
 With ``--runs N`` everything is ingested N times, each into a fresh database, and the median
 run is printed beside every run's turns per second. ``--postgres``: each run on a throwaway
 PostgreSQL instead (the dev extra's pgserver).
+
+``--against-model``: instead, for each file, ``remember_many`` of each session (default
+embedder, every vector stored before it returns) against embedding the same turns' texts once
+with the same embedder object, alternating, ``--runs`` times; prints both and their ratio.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from typing import Any
 import turngraph
 from turngraph.config import Settings
 from turngraph.models import EXTRACTION_KINDS
-from turngraph.recall.index import wait_for_index
+from turngraph.recall.index import spoken_text, wait_for_index
 
 sys.path.insert(0, str(Path(__file__).parent))
 from throwaway_postgres import throwaway_postgres
@@ -127,6 +131,51 @@ class Run:
         return len(self.latencies) / sum(self.latencies)
 
 
+def against_model(found: list[Path], runs: int, *, postgres: bool) -> None:
+    """Ingest with every vector stored, against the model's own time for the turns' texts."""
+    print("| file | turns | embedding the texts (s) | remember_many, vectors stored (s) | ratio |")
+    print("|---|---:|---:|---:|---:|")
+    totals = [0.0, 0.0]
+    for path in found:
+        data = json.loads(path.read_text("utf-8"))
+        said = sessions(data.get("conversation", data))
+        texts = [spoken_text(t["speaker"], t["text"]) for _, _, turns in said for t in turns]
+        model, ingest = [], []
+        for run in range(runs):
+            with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
+                where: str | Path = Path(tmp) / "ingest.db"
+                if postgres:
+                    where = stack.enter_context(throwaway_postgres(Path(tmp)))
+                db = turngraph.open(where)
+                mem = db.create_memory(f"m{run}")
+                embedder = mem.embedder
+                assert embedder is not None
+                began = time.perf_counter()
+                embedder.embed(texts)
+                model.append(time.perf_counter() - began)
+                began = time.perf_counter()
+                for _, start, turns in said:
+                    mem.remember_many(
+                        [
+                            {
+                                "role": "user",
+                                "speaker": t["speaker"],
+                                "content": t["text"],
+                                "ts": (start + timedelta(seconds=i)).isoformat(),
+                            }
+                            for i, t in enumerate(turns)
+                        ]
+                    )
+                wait_for_index(db.store, timeout=600)
+                ingest.append(time.perf_counter() - began)
+                db.close()
+        m, i = statistics.median(model), statistics.median(ingest)
+        totals[0] += m
+        totals[1] += i
+        print(f"| {path.name} | {len(texts)} | {m:.2f} | {i:.2f} | {i / m:.2f} |")
+    print(f"| all | | {totals[0]:.2f} | {totals[1]:.2f} | {totals[1] / totals[0]:.2f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*")
@@ -147,12 +196,23 @@ def main() -> None:
     parser.add_argument(
         "--postgres", action="store_true", help="each run on a throwaway PostgreSQL"
     )
+    parser.add_argument(
+        "--against-model",
+        action="store_true",
+        help="remember_many with every vector stored against embedding the turns' texts once",
+    )
     args = parser.parse_args()
     if args.runs < 1:
         sys.exit("--runs must be at least 1")
     found = files(args.paths)
     if not found:
         sys.exit("no LoCoMo files found")
+    print(
+        f"machine: {platform.machine()}, {platform.system()}, Python {platform.python_version()}\n"
+    )
+    if args.against_model:
+        against_model(found, args.runs, postgres=args.postgres)
+        return
     runs = sorted(
         (Run(found, embed=args.embed, postgres=args.postgres) for _ in range(args.runs)),
         key=lambda r: r.rate,
@@ -166,9 +226,6 @@ def main() -> None:
             f"{q[49] * 1000:>8.2f} | {q[94] * 1000:>8.2f} | {max(lat) * 1000:>8.2f} |"
         )
 
-    print(
-        f"machine: {platform.machine()}, {platform.system()}, Python {platform.python_version()}\n"
-    )
     if len(runs) > 1:
         print(
             f"runs (turns/s, slowest first): {', '.join(f'{r.rate:.0f}' for r in runs)}; "
