@@ -226,3 +226,25 @@ def test_a_hit_carries_the_day_its_turn_placed_what_happened(mem: turngraph.Memo
     assert dated[told[0][1]] == {datetime(2024, 9, 13, 9, 0, tzinfo=UTC)}
     assert dated[told[1][1]] == {None}  # nothing placed in time
     assert dated[told[2][1]] == {None}  # a plan ahead of the turn, not what happened
+
+
+def test_a_question_about_a_named_past_time_puts_what_was_told_by_then_first(
+    mem: turngraph.Memory,
+) -> None:
+    """Asked what held in February 2024, a turn told by then ranks above one told after it,
+    though the later one matches the question as well."""
+    turns = [
+        ("2024-02-10T09:00:00Z", "Honestly I can't stand reggaeton, the beat drives me mad."),
+        ("2024-03-05T09:00:00Z", "Work is busy, the quarterly report is due Friday."),
+        (
+            "2024-07-01T09:00:00Z",
+            "Funny thing: I love reggaeton now, Bad Bunny is on repeat all day and I think about "
+            "reggaeton constantly.",
+        ),
+    ]
+    session = None
+    for at, text in turns:
+        done = mem.remember(text, speaker="Lena", session_id=session, observed_at=at)
+        session = done.session_id
+    ranked = texts(mem.recall("What did Lena think of reggaeton in February 2024?"))
+    assert ranked.index(turns[0][1]) < ranked.index(turns[2][1])

@@ -88,6 +88,7 @@ W_AFTER = 3.0  # a passage that says what came after the value a question asks a
 W_FACT = 8.0  # a fact that answers the question, above the passage that said it
 TILTED = 60  # the best candidates that lean by their time
 W_NAMED_FACT = 1.0  # a fact whose value (not key) the question names: above its passage
+W_LATER = 2.0  # a passage told after the time a question about the past names
 EXACT_ENTITY = 3.0  # entity score bonus for a name the query spells out
 ENTITY_FANOUT = 200  # observations taken per top entity
 PRUNE_ABOVE_ROWS = 5_000  # memories this large drop query terms ...
@@ -376,6 +377,12 @@ class RecallOps:
             early = Early.read(tx, likely)
             currency.replaced(likely)
         tilt = time_tilt(query)
+        # "What did she think of reggaeton in February 2024?": what held then was said by then.
+        asked_at = (
+            question_time(query, datetime.now(UTC))
+            if tilt <= 0 and at is None and mode in ("hybrid", "lexical")
+            else None
+        )
         facts = (
             self._answers(tx, query, named, attributes, at, flt, tilt) if mode != "dense" else []
         )
@@ -439,7 +446,11 @@ class RecallOps:
             if key.role == "assistant":
                 fused[oid] -= W_ASSISTANT
         head = sorted(kept, key=lambda c: -fused[c])[:TILTED]
-        when = early.times(tx, head) if tilt or facts else {}
+        when = early.times(tx, head) if tilt or facts or asked_at else {}
+        if asked_at is not None:
+            for oid, told in when.items():
+                if told > asked_at:
+                    fused[oid] -= W_LATER
         if tilt and when:
             # Among the best candidates, newer ones lean ahead for a question about now
             # (older ones for a question about an earlier value), by their order in time.
