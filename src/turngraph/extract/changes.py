@@ -176,6 +176,14 @@ _CAME_IN_AS = Folded(
     r"\b(?:came in|started|joined|hired|taken on|brought in|took over)(?: [a-z]+){0,2}? as "
     r"(?:an? |the )?(?P<job>[a-z][a-z -]{1,40}?)(?=[,.!?;]| at | in | for | since | from |$)",
 )
+# "I have accepted an offer from DBS Bank, as Vice President": an employer (and title) taken.
+_ACCEPTED_AT = re.compile(
+    r"\bI(?:'ve| have)?(?: just| finally| officially)? (?i:accepted) "
+    r"(?:an? |the )?(?:new )?(?:offer|job|position|role|post)"
+    r"(?: (?:there|here))? (?:from|at|with) "
+    r"(?P<org>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,4})"
+    r"(?:,? as (?:an? |the )?(?P<job>[^,.;!?]{2,40}))?"
+)
 _HERE_IN = Folded(
     r"\b(?:I'm|I am|we're|we are|based)\b[^.!?]{0,60}?\bhere in (?P<place>[\w -]{2,30})"
 )
@@ -337,6 +345,11 @@ class ChangeRules(TurnState):
         came = _CAME_IN_AS.search(sentence) if " as " in low else None
         if came:
             self._job(self._speaker(), tokenize(came.group("job")))
+        took = _ACCEPTED_AT.search(sentence) if "accepted" in low else None
+        if took:
+            self._employer(self._speaker(), _named(took.group("org").rstrip(".").split()))
+            if took.group("job"):
+                self._job(self._speaker(), tokenize(took.group("job")))
 
     def _first_at(self, sentence: str) -> None:
         m = _FIRST_AT.search(sentence)

@@ -397,7 +397,9 @@ class DescriptionRules(TurnState):
             return False
         head = phrase[-1].lower().rstrip(".")
         if head not in gz.JOB_WORDS and not (
-            len(phrase) >= 3 and phrase[0].lower() in gz.JOB_WORDS and phrase[1].lower() == "of"
+            len(phrase) >= 3
+            and phrase[0].lower() in gz.JOB_WORDS
+            and phrase[1].lower() in ("of", "de")  # "head of design", "chef de cuisine"
         ):
             return False
         if phrase[0].lower() in ("good", "great", "bad", "terrible", "awesome", "amazing"):
