@@ -248,3 +248,32 @@ def test_a_question_about_a_named_past_time_puts_what_was_told_by_then_first(
         session = done.session_id
     ranked = texts(mem.recall("What did Lena think of reggaeton in February 2024?"))
     assert ranked.index(turns[0][1]) < ranked.index(turns[2][1])
+
+
+def test_a_revised_instruction_answers_now_and_the_first_one_answers_originally(
+    mem: turngraph.Memory,
+) -> None:
+    """Instructions on the same topic replace each other: asked how to answer now, the last
+    one is the first hit; asked what was originally asked for, the first of all is, even
+    beside an instruction on another topic given later ("Would you number the steps from now
+    on?" is asked of the assistant for good)."""
+    said = [
+        ("2024-01-10T09:00:00Z", "Please keep your answers short, I'm marking tests."),
+        (
+            "2024-03-02T09:00:00Z",
+            "From now on I'd like detailed explanations rather than short ones.",
+        ),
+        ("2024-05-20T09:00:00Z", "Would you number the steps for me from now on?"),
+    ]
+    session = None
+    for at, text in said:
+        session = mem.remember(text, speaker="Ines", session_id=session, observed_at=at).session_id
+    length_now = mem.recall("How long should answers to Ines be?", k=5).hits[0]
+    assert length_now.kind == "instruction"
+    assert "detailed explanations" in length_now.text
+    laid_out = mem.recall("How should instructions for Ines be laid out?", k=5).hits[0]
+    assert laid_out.kind == "instruction"
+    assert "number the steps" in laid_out.text
+    first = mem.recall("How did Ines first ask for answers to be written?", k=5).hits[0]
+    assert first.kind == "instruction"
+    assert "keep your answers short" in first.text.lower()

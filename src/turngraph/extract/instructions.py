@@ -50,6 +50,9 @@ _STANDING = Folded(
     r"\b(from now on|going forward|in (?:the )?future|always|never|whenever|every time|"
     r"each time|for the rest of)\b",
 )
+# A request put to the assistant ("could you", "would you") and one that holds from here on.
+_ASKED_OF_YOU = Folded(r"^(?:please\s+)?(?:can|could|would|will) you\b")
+_FROM_NOW = Folded(r"\b(?:from now on|going forward|from here on)\b")
 _CALL_ME = Folded(r"^(?:just\s+)?(?:call|address) me(?: as)?\s+([A-Za-z][\w'-]{0,30})\b")
 _STOP_WITH = Folded(
     r"^(?:stop|quit|enough|no more)\s+(?:with\s+)?(?:the\s+|all\s+the\s+|those\s+|your\s+)?"
@@ -133,6 +136,13 @@ def find_instruction(sentence: str) -> tuple[str, str, str | None] | None:
     first = core.split()[0].lower() if core.split() else ""
     said_of_someone = first in _SUBJECTS or first in v.KIN
     if (
+        _ASKED_OF_YOU.match(lead)
+        and _FROM_NOW.search(body)
+        and (first in v.INSTRUCTION_VERBS or instruction_topic(core) is not None)
+    ):
+        # "Would you number the steps for me from now on?": asked of the assistant, for good
+        return _label(_FROM_NOW.sub("", core)), f"{body}.", None
+    if (
         standing
         and not question
         and (first in v.INSTRUCTION_VERBS or (_mentions_output(core) and not said_of_someone))
@@ -166,7 +176,7 @@ TOPICS = (
         "format",
         Folded(
             r"\b(?:bullets?|bullet points?|paragraphs?|prose|lists?|tables?|markdown|headings|"
-            r"headers|numbered)\b"
+            r"headers|numbered|number (?:the|your|each) (?:steps|points|items))\b"
         ),
     ),
     (

@@ -386,7 +386,7 @@ _QUERY_TOPICS = {
     "name": "call called address addressed name nickname",
     "language": "language languages",
     "format": "format formatted formatting bullet bullets paragraphs paragraph list lists "
-    "table tables markdown",
+    "table tables markdown laid layout numbered steps",
     "level": "level technical beginner simple explain explained explanation explanations",
     "units": "units unit measurements metric imperial",
     "length": "long length short brief detailed",
@@ -401,7 +401,8 @@ def instruction_answers(
 ) -> list[Answer]:
     """The standing instructions a question about how the assistant should answer asks for:
     on the topic it names (all, when it names none), the one in force at ``at`` (now by
-    default), or the one replaced last for a question about an earlier one."""
+    default), the one replaced last for a question about an earlier one, the first said of
+    all for one about the first ("What did she originally ask for?")."""
     words = _WORD.findall(query.lower())
     if not set(words) & INSTRUCTION_CUES:
         return []
@@ -413,6 +414,7 @@ def instruction_answers(
     )
     chains: dict[str, list[tuple[FactRow, Instruction]]] = {}
     loose: list[tuple[FactRow, Instruction]] = []
+    first = at is None and bool(set(words) & EARLIEST_WORDS) and tilt <= 0
     for row in rows:
         said = Instruction.model_validate(json.loads(row.data))
         topic = said.topic or instruction_topic(said.description)
@@ -428,7 +430,9 @@ def instruction_answers(
         # One instruction may stand per topic, except those one turn gave together.
         turns = list(dict.fromkeys(row.observation_id for row, _ in chain))
         pick = len(turns) - 1
-        if tilt < 0:
+        if first:
+            pick = 0  # "How did she first ask for replies to be written?"
+        elif tilt < 0:
             pick -= 1
         if pick < 0:
             continue
@@ -439,6 +443,9 @@ def instruction_answers(
                 out.append(_instruction_answer(row, said, successor, until))
     if not topics:
         out += [_instruction_answer(row, said, None, None) for row, said in loose]
+    if first and out:  # what was asked first of all, on whichever topic
+        earliest = min(a.since for a in out)
+        return [a for a in out if a.since == earliest]
     out.sort(key=lambda a: -a.since.timestamp())
     return out
 
