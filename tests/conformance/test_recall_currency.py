@@ -277,3 +277,25 @@ def test_a_revised_instruction_answers_now_and_the_first_one_answers_originally(
     first = mem.recall("How did Ines first ask for answers to be written?", k=5).hits[0]
     assert first.kind == "instruction"
     assert "keep your answers short" in first.text.lower()
+
+
+def test_a_fact_keeps_first_place_when_a_newer_turn_speaks_of_someone_elses_change(
+    mem: turngraph.Memory,
+) -> None:
+    """A current fact gives way to a newer turn that says the speaker's own situation changed
+    ("new job", "I've started at"); not to one where someone else quit, nor to one whose
+    change word is about something else ("blood work ... I've started iron tablets")."""
+    said = [
+        ("2024-01-10T09:00:00Z", "I work at Acme as a product designer."),
+        ("2024-03-02T09:00:00Z", "My manager at work, Stefan, has quit and it's chaos."),
+        (
+            "2024-04-02T09:00:00Z",
+            "I had blood work done and my iron was low, so after talking to my doctor I've "
+            "started taking tablets.",
+        ),
+    ]
+    session = None
+    for at, text in said:
+        session = mem.remember(text, speaker="Lena", session_id=session, observed_at=at).session_id
+    first = mem.recall("Where does Lena work?", k=5).hits[0]
+    assert (first.kind, first.text) == ("attribute", "Lena employer: Acme")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -751,6 +751,26 @@ CHANGE_WORDS = frozenset(
     "new newly moved started joined switched changed anymore quit left stopped became "
     "officially".split()
 )
+# Of those, the verbs: they speak of the speaker's change only with the speaker as subject
+# ("I've quit", "we moved"), not "my manager ... he's quit".
+_CHANGE_VERBS = frozenset("moved started joined switched changed quit left stopped became".split())
+_FIRST_PERSON = frozenset("i i've i'm i'd we we've we're we'd".split())
+NEAR_CHANGE = 6  # words between a change word and the word of what changed, at most
+
+
+def speaks_of_change(words: Sequence[str], topic: Collection[str]) -> bool:
+    """Whether a turn's words (lower case, in order) say that something of ``topic`` changed
+    for the speaker: a change word near a topic word, either no verb ("new job", "not there
+    anymore") or a verb right after "I" or "we" ("I've just started at", "we moved"), so
+    that "blood work ... I've started iron" and "my manager ... he's quit" say nothing of
+    the speaker's employer."""
+    near = [i for i, word in enumerate(words) if word in topic]
+    for i, word in enumerate(words):
+        if word not in CHANGE_WORDS or not any(abs(i - j) <= NEAR_CHANGE for j in near):
+            continue
+        if word not in _CHANGE_VERBS or _FIRST_PERSON.intersection(words[max(i - 3, 0) : i]):
+            return True
+    return False
 
 
 def _doubt_facts(
@@ -772,15 +792,14 @@ def _doubt_facts(
     head = [oid for oid in ranked[:DOUBT_HEAD] if oid in keys and keys[oid].role == "user"]
     if not head:
         return
-    texts = {o.id: o.content.lower() for o in tx.get_observations(head)}
+    said = {o.id: _WORD.findall(o.content.lower()) for o in tx.get_observations(head)}
     for answer in current:
         value = set(_WORD.findall(answer.value.lower()))
         for oid in head:
             if oid == answer.observation_id or when.get(oid, answer.since) <= answer.since:
                 continue
-            words = set(_WORD.findall(texts.get(oid, "")))
-            topic = words & set(CUES.get(answer.key, ()))
-            if topic and words & CHANGE_WORDS and not value <= words:
+            words = said.get(oid, [])
+            if speaks_of_change(words, set(CUES.get(answer.key, ()))) and not value <= set(words):
                 lifted[answer.id] = min(lifted[answer.id], fused[oid] - MARGIN)
                 break
 
