@@ -153,6 +153,21 @@ def test_the_same_value_again_makes_no_new_version(mem: turngraph.Memory) -> Non
     assert len(mem.entity_history("person", "Alice", "location")) == 1
 
 
+def test_a_name_said_shorter_is_the_same_value_but_a_different_name_is_a_change(
+    mem: turngraph.Memory,
+) -> None:
+    mem.remember("I'm a sous chef at Máximo Bistrot.", speaker="Diego")
+    mem.remember("I've been chef de cuisine at Máximo since last week.", speaker="Diego")
+    employers = mem.entity_history("person", "Diego", "employer")
+    assert [v.value for v in employers] == ["Máximo Bistrot"]  # "Máximo" is the same place
+    titles = mem.entity_history("person", "Diego", "job_title")
+    assert [v.value for v in titles] == ["sous chef", "chef de cuisine"]
+    mem.remember("I live in New York.", speaker="Diego")
+    mem.remember("We moved to York last month.", speaker="Diego")
+    homes = mem.entity_history("person", "Diego", "location")
+    assert [v.value for v in homes] == ["New York", "York"]  # the last words: another city
+
+
 def test_deleting_the_turn_that_superseded_a_value_restores_the_previous_one(
     mem: turngraph.Memory,
 ) -> None:

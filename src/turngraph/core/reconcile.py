@@ -87,6 +87,18 @@ def _same(a: str, b: str) -> bool:
     return a.strip().casefold() == b.strip().casefold()
 
 
+# Names a later turn may say shorter, meaning the same one ("at Máximo" after "Máximo
+# Bistrot"): the first words of the value held say no change.
+SHORTENED_KEYS = frozenset({"employer", "location", "school", "hometown"})
+
+
+def _shortened(said: str, held: str) -> bool:
+    """Whether ``said`` is the first words of ``held``, fewer of them ("Máximo" of "Máximo
+    Bistrot"; not "York" of "New York")."""
+    short, full = said.casefold().split(), held.casefold().split()
+    return 0 < len(short) < len(full) and full[: len(short)] == short
+
+
 def apply_extraction(tx: WriteTx, raw: RawExtraction, at: TurnWrite) -> Extraction:
     """Write what ``raw`` says into the memory and return the turn's structured diff."""
     touched = graph.Touched()
@@ -371,6 +383,9 @@ def _apply_attributes(
         # the same value are read, and only their ids and values.
         current = tx.current_values(entity.id, key, like=value)
         same = next((row for row in current if _same(row[2], value)), None)
+        if same is None and key in SHORTENED_KEYS:  # "Máximo" after "Máximo Bistrot"
+            held = tx.current_values(entity.id, key)
+            same = next((row for row in held if _shortened(value, row[2])), None)
         if same is not None:  # the same value again: no new version
             out.append(
                 ExtractedAttribute(

@@ -16,11 +16,13 @@ import re
 
 from turngraph.extract import gazetteers as gz
 from turngraph.extract import vocab as v
+from turngraph.extract.base import RawAction
 from turngraph.extract.clauses import is_verb
 from turngraph.extract.clauses import tokens as tokenize
 from turngraph.extract.findings import TurnState
 from turngraph.extract.folded import Folded
 from turngraph.extract.phrases import capitalize
+from turngraph.extract.timeref import resolve_time
 
 _NAME = r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)?"
 _TITLES = r"(?:(?:prof|professor|dr|doctor|mr|mrs|ms|miss)\.?\s+)"
@@ -364,6 +366,20 @@ class ChangeRules(TurnState):
         )
         if org and org[0][:1].isupper() and not generic:
             self._employer(self._speaker(), org)
+            # "yesterday was my first shift at X": the day the job began, as an action
+            when = resolve_time(sentence, self.ctx.observed_at)
+            if when is not None and when.when <= self.ctx.observed_at:
+                who = self._speaker()
+                self.out.actions.append(
+                    RawAction(
+                        who,
+                        "start",
+                        f"work at {' '.join(org)}",
+                        f"{who} {sentence}"[:240],
+                        when.when,
+                        precision=when.precision,
+                    )
+                )
         if m.group("job"):
             self._job(self._speaker(), tokenize(m.group("job")))
 
