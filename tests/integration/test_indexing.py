@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 
 import turngraph
 from turngraph.config import Settings
@@ -255,3 +256,35 @@ def test_close_ends_the_background_indexer_and_leaves_the_rest_queued(tmp_path: 
     ):
         assert wait_for_index(db.store, timeout=60)
         assert queued(db) == 0
+
+
+def test_a_turn_is_stored_when_its_extraction_cannot_be_embedded_inside_the_write(
+    tmp_path: Path,
+) -> None:
+    """The turn's own text is embedded before its write; if the endpoint then fails for the
+    entities and attributes its extraction wrote, the write still commits the turn and its
+    vector, and leaves those rows queued for the indexer."""
+    said = "I moved to Lisbon last spring."
+    with gated_embeddings(free=10**6) as (fake, _):
+        answer = fake.handler
+        assert answer is not None
+
+        def embed(path: str, body: dict[str, Any]) -> dict[str, Any]:
+            texts = body["input"]
+            if texts in (["dimension check"], [f"Maya: {said}"]):
+                return answer(path, body)
+            return {"object": "list", "model": body["model"], "data": []}  # nothing embedded
+
+        fake.handler = embed
+        with turngraph.open(tmp_path / "failing.db", settings=settings_for(fake)) as db:
+            mem = db.create_memory("m", retrieval=RETRIEVAL)
+            with pytest.raises(turngraph.TurngraphError, match="embeddings endpoint"):
+                mem.remember(said, speaker="Maya")  # the indexer after the commit fails too
+            [session] = mem.list_sessions().sessions
+            with db.store.read(mem._id) as tx:
+                [turn] = tx.last_turns(session.id, count=5)
+                assert turn.content == said
+                assert [ref for ref, _ in tx.load_vectors("observation")] == [turn.observation_id]
+                kinds = {q.kind for q in tx.index_queue(limit=10)}
+            assert kinds <= {"entity", "attribute"}
+            assert kinds

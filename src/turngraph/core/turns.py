@@ -879,15 +879,21 @@ def _put_turn_vectors(
         done = {(kind, ref) for kind, ref, _ in put}
         rows = tx.index_queue(limit=BATCH, written_at=now)
         more = [q for q in rows if (q.kind, q.ref) not in done]
+        embedded = None
         if more:
             texts = [embed_text(q) or " " for q in more]
+            try:
+                embedded = embedder.embed(texts).astype(np.float32)
+            except Exception as exc:  # the turn is still written; the indexer tries again
+                log.warning("embedding %d rows inside their write failed: %s", len(texts), exc)
+        if embedded is not None:
             put += zip(
                 [q.kind for q in more],
                 [q.ref for q in more],
-                [v.tobytes() for v in embedder.embed(texts).astype(np.float32)],
+                [v.tobytes() for v in embedded],
                 strict=True,
             )
-        complete = complete and len(rows) < BATCH
+        complete = complete and len(rows) < BATCH and (not more or embedded is not None)
     tx.put_vectors(put, dequeue=True)
     return complete
 
