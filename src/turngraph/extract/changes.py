@@ -186,6 +186,14 @@ _ACCEPTED_AT = re.compile(
     r"(?P<org>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,4})"
     r"(?:,? as (?:an? |the )?(?P<job>[^,.;!?]{2,40}))?"
 )
+# "the GP switched me from propranolol to candesartan", "my boss moved me to nights", "the
+# doctor put me on statins": something someone did to the speaker, which changed their state.
+_DONE_TO_ME = re.compile(
+    r"\b(?P<verb>switched|moved|put|transferred|promoted|started|changed) me "
+    r"(?:from [\w' -]{1,40}? )?(?P<prep>to|on|onto) (?P<what>[\w' -]{2,40}?)"
+    r"(?= yesterday| last| this| on | in |[,.;!?]|$)",
+    re.I,
+)
 _HERE_IN = Folded(
     r"\b(?:I'm|I am|we're|we are|based)\b[^.!?]{0,60}?\bhere in (?P<place>[\w -]{2,30})"
 )
@@ -280,6 +288,9 @@ class ChangeRules(TurnState):
         studying = _STUDYING_FOR.search(sentence)
         if studying:
             self.out.attribute(self._speaker(), "learning", studying.group("what"))
+        done = _DONE_TO_ME.search(sentence) if " me " in low else None
+        if done:
+            self._done_to_me(sentence, done)
         for arrived in _ARRIVED.finditer(sentence):
             who = arrived.group("who")
             if who.casefold() in self.people and who.casefold() != self.speaker.casefold():
@@ -352,6 +363,25 @@ class ChangeRules(TurnState):
             self._employer(self._speaker(), _named(took.group("org").rstrip(".").split()))
             if took.group("job"):
                 self._job(self._speaker(), tokenize(took.group("job")))
+
+    def _done_to_me(self, sentence: str, m: re.Match[str]) -> None:
+        """ "the GP switched me to candesartan yesterday": something done to the speaker, an
+        event of theirs, dated when the sentence says when (and only then)."""
+        when = resolve_time(sentence, self.ctx.observed_at)
+        if when is None or when.when > self.ctx.observed_at:
+            return
+        what = " ".join(f"{m.group('prep')} {m.group('what')}".split()[:6])
+        who = self._speaker()
+        self.out.actions.append(
+            RawAction(
+                who,
+                f"be {m.group('verb').lower()}",
+                what,
+                f"{who} {sentence}"[:240],
+                when.when,
+                precision=when.precision,
+            )
+        )
 
     def _first_at(self, sentence: str) -> None:
         m = _FIRST_AT.search(sentence)
