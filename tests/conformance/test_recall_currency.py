@@ -7,6 +7,7 @@ Everything runs through the real pipeline: turns with the default extractor and 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import pytest
@@ -24,11 +25,16 @@ MAYA = [
 MANCHESTER, BRISTOL = MAYA[0][1], MAYA[4][1]
 
 
+def tell(mem: turngraph.Memory, speaker: str, told: Sequence[tuple[str, str]]) -> None:
+    """Remember ``told`` (time, text) as one session of ``speaker``'s turns, in order."""
+    session = None
+    for at, text in told:
+        session = mem.remember(text, speaker=speaker, session_id=session, observed_at=at).session_id
+
+
 @pytest.fixture
 def maya(mem: turngraph.Memory) -> turngraph.Memory:
-    session = None
-    for at, text in MAYA:
-        session = mem.remember(text, speaker="Maya", session_id=session, observed_at=at).session_id
+    tell(mem, "Maya", MAYA)
     return mem
 
 
@@ -195,10 +201,7 @@ def test_a_change_extraction_missed_still_puts_the_newer_telling_first(
             "Biscuit went to my parents' farm; now it's just Pickle, the cat next door adopted us.",
         ),
     ]
-    session = None
-    for at, text in turns:
-        done = mem.remember(text, speaker="Lena", session_id=session, observed_at=at)
-        session = done.session_id
+    tell(mem, "Lena", turns)
     ranked = texts(mem.recall("What cat does Lena have?"))
     assert ranked.index(turns[2][1]) < ranked.index(turns[0][1])
     before = texts(mem.recall("What cat did Lena have before?"))  # the earlier telling first
@@ -214,9 +217,7 @@ def test_a_hit_carries_the_day_its_turn_placed_what_happened(mem: turngraph.Memo
         ("2024-09-14T09:05:00Z", "The flat in Eccles has a tiny kitchen but a lovely garden."),
         ("2024-09-14T09:10:00Z", "My sister visits the flat in Eccles on the 20th of September."),
     ]
-    session = None
-    for at, text in told:
-        session = mem.remember(text, speaker="Ada", session_id=session, observed_at=at).session_id
+    tell(mem, "Ada", told)
     rc = mem.recall("When did Ada move into the flat in Eccles?", k=10)
     said = {s.source.slug: s.text for s in rc.snippets}
     dated: dict[str, set[datetime | None]] = {}
@@ -242,10 +243,7 @@ def test_a_question_about_a_named_past_time_puts_what_was_told_by_then_first(
             "reggaeton constantly.",
         ),
     ]
-    session = None
-    for at, text in turns:
-        done = mem.remember(text, speaker="Lena", session_id=session, observed_at=at)
-        session = done.session_id
+    tell(mem, "Lena", turns)
     ranked = texts(mem.recall("What did Lena think of reggaeton in February 2024?"))
     assert ranked.index(turns[0][1]) < ranked.index(turns[2][1])
 
@@ -265,9 +263,7 @@ def test_a_revised_instruction_answers_now_and_the_first_one_answers_originally(
         ),
         ("2024-05-20T09:00:00Z", "Would you number the steps for me from now on?"),
     ]
-    session = None
-    for at, text in said:
-        session = mem.remember(text, speaker="Ines", session_id=session, observed_at=at).session_id
+    tell(mem, "Ines", said)
     length_now = mem.recall("How long should answers to Ines be?", k=5).hits[0]
     assert length_now.kind == "instruction"
     assert "detailed explanations" in length_now.text
@@ -294,8 +290,6 @@ def test_a_fact_keeps_first_place_when_a_newer_turn_speaks_of_someone_elses_chan
             "started taking tablets.",
         ),
     ]
-    session = None
-    for at, text in said:
-        session = mem.remember(text, speaker="Lena", session_id=session, observed_at=at).session_id
+    tell(mem, "Lena", said)
     first = mem.recall("Where does Lena work?", k=5).hits[0]
     assert (first.kind, first.text) == ("attribute", "Lena employer: Acme")

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from turngraph.store.base import Store, WriteTx
+from turngraph.store.base import AttributeRow, Store, WriteTx
 from turngraph.store.sqlite import SQLiteStore
 
 NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
@@ -41,6 +41,33 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
 @pytest.fixture
 def memory_id(store: Store) -> int:
     return store.create_memory(name="acme", visibility="private", retrieval="{}", now=NOW).id
+
+
+def current_attribute(
+    entity_id: int,
+    key: str,
+    value: str,
+    observation_id: int,
+    *,
+    at: datetime = NOW,
+    valid_from: datetime | None = None,
+    row_id: str = "attribute-1",
+) -> AttributeRow:
+    """A current attribute (nothing before or after it), written at ``at`` and holding since
+    ``valid_from`` (``at`` by default)."""
+    return AttributeRow(
+        id=row_id,
+        entity_id=entity_id,
+        key=key,
+        value=value,
+        memory_category="knowledge",
+        observation_id=observation_id,
+        valid_from=valid_from or at,
+        valid_until=None,
+        supersedes=None,
+        superseded_by=None,
+        created_at=at,
+    )
 
 
 def insert_note(tx: WriteTx, slug: str, content: str, title: str = "note") -> int:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from turngraph.store.base import AttributeRow, Store
+from turngraph.store.base import Store
 
-from .conftest import NOW, insert_note
+from .conftest import NOW, current_attribute, insert_note
 
 # Values that are the same once stripped and case-folded, and values that only look alike:
 # the long s folds to "s", the Kelvin sign to "k", "ß" to "ss"; \x1c is whitespace to Python.
@@ -44,18 +44,13 @@ def test_like_keeps_every_row_a_folded_comparison_finds_and_leaves_other_ascii_r
             [("likes", v) for v in VALUES] + [("opinions", "hiking"), ("location", "Oslo")]
         ):
             tx.insert_attribute(
-                AttributeRow(
-                    id=f"attribute:{i:026d}",
-                    entity_id=entity.id,
-                    key=key,
-                    value=value,
-                    memory_category="knowledge",
-                    observation_id=observation,
+                current_attribute(
+                    entity.id,
+                    key,
+                    value,
+                    observation,
                     valid_from=NOW + timedelta(seconds=i),
-                    valid_until=None,
-                    supersedes=None,
-                    superseded_by=None,
-                    created_at=NOW,
+                    row_id=f"attribute:{i:026d}",
                 )
             )
     with store.read(memory_id) as tx:

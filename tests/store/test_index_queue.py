@@ -3,12 +3,12 @@ missing or stale and hands back the stored fields; the core builds the text to e
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from turngraph.recall.index import embed_text
-from turngraph.store.base import AttributeRow, Store, TextSearch, WriteTx
+from turngraph.store.base import Store, TextSearch, WriteTx
 
-from .conftest import NOW, insert_note
+from .conftest import NOW, current_attribute, insert_note
 
 
 def _turn(tx: WriteTx, seq: int, speaker: str | None, content: str) -> int:
@@ -25,24 +25,6 @@ def _turn(tx: WriteTx, seq: int, speaker: str | None, content: str) -> int:
         now=NOW,
     )
     return oid
-
-
-def _lives_in_porto(tx: WriteTx, entity_id: int, observation_id: int, at: datetime) -> None:
-    tx.insert_attribute(
-        AttributeRow(
-            id="attribute-1",
-            entity_id=entity_id,
-            key="home_city",
-            value="Porto",
-            memory_category="knowledge",
-            observation_id=observation_id,
-            valid_from=at,
-            valid_until=None,
-            supersedes=None,
-            superseded_by=None,
-            created_at=at,
-        )
-    )
 
 
 def _texts(store: Store, memory_id: int) -> dict[tuple[str, int], str]:
@@ -69,7 +51,7 @@ def test_every_written_row_is_queued_with_the_fields_its_text_is_built_from(
         plain = tx.insert_entity(
             key="porto", name="Porto", type="place", description="", retrieval_queries=(), now=NOW
         )
-        _lives_in_porto(tx, ana.id, said, NOW)
+        tx.insert_attribute(current_attribute(ana.id, "home_city", "Porto", said))
         tx.set_search_context(said, "I moved to Porto welcome to Porto")
         tx.enqueue("window", said)
     texts = _texts(store, memory_id)
@@ -198,7 +180,7 @@ def test_a_write_finds_in_the_queue_only_the_entities_and_attributes_it_stamped(
             key="ben", name="Ben", type="person", description="", retrieval_queries=(), now=later
         )
         said = insert_note(tx, "m", "Ben lives in Porto", title="Ben")
-        _lives_in_porto(tx, mine.id, said, later)
+        tx.insert_attribute(current_attribute(mine.id, "home_city", "Porto", said, at=later))
         own = tx.index_queue(limit=10, written_at=later)
         assert sorted(q.kind for q in own) == ["attribute", "entity"]
         assert [embed_text(q) for q in own if q.kind == "entity"] == ["Ben: "]

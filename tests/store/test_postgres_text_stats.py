@@ -10,9 +10,9 @@ from collections import Counter
 
 import pytest
 
-from turngraph.store.base import AttributeRow, TextSearch
+from turngraph.store.base import TextSearch
 
-from .conftest import NOW, insert_note
+from .conftest import NOW, current_attribute, insert_note
 
 pytest.importorskip("psycopg")  # the postgres extra; `make test` installs it
 
@@ -105,21 +105,7 @@ def test_the_statistics_follow_every_insert_change_and_deletion(postgres_url: st
                 retrieval_queries=("who moved",),
                 now=NOW,
             )
-            tx.insert_attribute(
-                AttributeRow(
-                    id="attribute-1",
-                    entity_id=ana.id,
-                    key="home_city",
-                    value="Porto",
-                    memory_category="knowledge",
-                    observation_id=ids[0],
-                    valid_from=NOW,
-                    valid_until=None,
-                    supersedes=None,
-                    superseded_by=None,
-                    created_at=NOW,
-                )
-            )
+            tx.insert_attribute(current_attribute(ana.id, "home_city", "Porto", ids[0]))
             # A word the row holds gains a label (tea), words come and go.
             tx.set_search_context(ids[1], "the turn before, about a long walk by the river")
             tx.set_search_context(ids[1], "the turn before, about tea by the river")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from turngraph.store.base import AttributeRow, Store, TextSearch, WriteTx
+from turngraph.store.base import Store, TextSearch, WriteTx
 
-from .conftest import NOW, insert_note
+from .conftest import NOW, current_attribute, insert_note
 
 
 def _entity(
@@ -171,19 +171,7 @@ def test_attributes_come_back_as_rows_with_their_ids(store: Store, memory_id: in
     with store.write(memory_id) as tx:
         oid = insert_note(tx, "a", "Ada moved to Lisbon")
         ada = _entity(tx, "ada", "person")
-        row = AttributeRow(
-            id="attribute-1",
-            entity_id=ada,
-            key="home_city",
-            value="Lisbon",
-            memory_category="knowledge",
-            observation_id=oid,
-            valid_from=NOW,
-            valid_until=None,
-            supersedes=None,
-            superseded_by=None,
-            created_at=NOW,
-        )
+        row = current_attribute(ada, "home_city", "Lisbon", oid)
         tx.insert_attribute(row)
     with store.read(memory_id) as rtx:
         found = rtx.search_attributes(TextSearch("attribute", ("lisbon",), limit=10))

@@ -857,10 +857,11 @@ def _put_turn_vectors(
     yet, or more rows than a batch, is left to the indexer. Returns whether nothing of the
     write was left queued."""
     own = {t.observation_id: v for t, v in zip(turns, vectors, strict=True)}
-    around = tx.window_turns(list(dict.fromkeys(windows)))
+    refs = list(dict.fromkeys(windows))
+    around = tx.window_turns(refs)
     put = [("observation", obs_id, v.tobytes()) for obs_id, v in own.items()]
     complete = True
-    for ref in dict.fromkeys(windows):
+    for ref in refs:
         parts: list[tuple[str, Vectors]] = []
         for obs_id, speaker, content, data in around.get(ref, []):
             vector = own.get(obs_id)

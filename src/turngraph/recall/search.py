@@ -795,11 +795,12 @@ def _doubt_facts(
     said = {o.id: _WORD.findall(o.content.lower()) for o in tx.get_observations(head)}
     for answer in current:
         value = set(_WORD.findall(answer.value.lower()))
+        topic = set(CUES.get(answer.key, ()))
         for oid in head:
             if oid == answer.observation_id or when.get(oid, answer.since) <= answer.since:
                 continue
             words = said.get(oid, [])
-            if speaks_of_change(words, set(CUES.get(answer.key, ()))) and not value <= set(words):
+            if speaks_of_change(words, topic) and not value <= set(words):
                 lifted[answer.id] = min(lifted[answer.id], fused[oid] - MARGIN)
                 break
 
