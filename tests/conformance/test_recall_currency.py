@@ -293,3 +293,43 @@ def test_a_fact_keeps_first_place_when_a_newer_turn_speaks_of_someone_elses_chan
     tell(mem, "Lena", said)
     first = mem.recall("Where does Lena work?", k=5).hits[0]
     assert (first.kind, first.text) == ("attribute", "Lena employer: Acme")
+
+
+def test_a_question_placed_before_an_event_puts_what_was_told_before_it_first(
+    mem: turngraph.Memory,
+) -> None:
+    """ "Before the Polestar" is read as a time: when the Polestar was first spoken of. A turn
+    told after it gives way though it matches the question better and names no Polestar."""
+    turns = [
+        ("2024-01-10T09:00:00Z", "I drive an old Volvo V70, it still runs fine."),
+        ("2024-02-03T09:00:00Z", "Work is busy, the quarterly report is due Friday."),
+        ("2024-02-09T09:00:00Z", "My daughter Ingrid starts university in Trondheim."),
+        ("2024-04-02T09:00:00Z", "Swapped the Volvo. Polestar 2, picked it up today."),
+        ("2024-05-11T09:00:00Z", "Ran 10 km this morning, the knee held up fine."),
+        (
+            "2024-06-20T09:00:00Z",
+            "I drive the car to the mountains most weekends, the roads are lovely.",
+        ),
+    ]
+    tell(mem, "Erik", turns)
+    ranked = texts(mem.recall("What car did Erik drive before the Polestar?"))
+    assert ranked[0] == turns[0][1]
+
+
+def test_a_question_placed_by_another_fact_is_answered_as_of_when_that_fact_held(
+    mem: turngraph.Memory,
+) -> None:
+    """ "While he worked for Aker Solutions" places the question in the time that fact held;
+    what is asked is where he lived, not where he worked."""
+    tell(
+        mem,
+        "Erik",
+        [
+            ("2024-01-10T09:00:00Z", "I'm Erik, I live in Bergen and work at Aker Solutions."),
+            ("2024-05-02T09:00:00Z", "I've accepted an offer from Equinor as a lead engineer."),
+            ("2024-07-01T09:00:00Z", "We moved to Stavanger last week."),
+        ],
+    )
+    rc = mem.recall("Where did Erik live while he worked for Aker Solutions?")
+    assert rc.hits[0].kind == "attribute"
+    assert rc.hits[0].text == "Erik location: Bergen"

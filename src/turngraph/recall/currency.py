@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from turngraph.store.base import AttributeRow, ReadTx
 
@@ -59,13 +60,30 @@ EARLIER_WORDS = frozenset(
 
 
 _BEFORE = re.compile(r"\b(?:before|prior to|until|previous to)\b(.+)$", re.I)
+# "... while he worked for Aker Solutions", "... when she wrote her essay": a question placed
+# by something that held or happened then. Not a question that opens with "When".
+_DURING = re.compile(r"(?<=\w)[\s,]+(?:while|when|during)\b(.+)$", re.I)
 
 
-def later_part(query: str) -> str:
-    """What a question about an earlier value names as coming after it: "before she moved to
-    Eimsbüttel" -> "she moved to Eimsbüttel" ("" when it names nothing)."""
-    m = _BEFORE.search(query)
-    return m.group(1).strip(" ?.!") if m else ""
+class Anchor(NamedTuple):
+    """What a question about the past places itself by: ``how`` ("before" or "during"),
+    the ``clause`` ("she moved to Eimsbüttel") and the question without it (``main``,
+    "Where did she live"), which says what is asked."""
+
+    how: str
+    clause: str
+    main: str
+
+
+def anchor_clause(query: str) -> Anchor | None:
+    """The :class:`Anchor` of "... before she moved to Eimsbüttel?" (``before``) or "...
+    while he worked for Aker Solutions?" (``during``); None when the question names none."""
+    for how, pattern in (("before", _BEFORE), ("during", _DURING)):
+        m = pattern.search(query)
+        clause = m.group(1).strip(" ?.!") if m else ""
+        if m and clause:
+            return Anchor(how, clause, query[: m.start()].strip())
+    return None
 
 
 def time_tilt(query: str) -> float:

@@ -253,10 +253,12 @@ def answers(
     tilt: float,
     at: datetime | None,
     matched: Sequence[AttributeRow] = (),
+    asking: str | None = None,
 ) -> list[Answer]:
     """The facts of the entities ``about`` (and of ``matched``, the attribute text search's
-    rows) that answer ``query``, best first."""
-    keys = asked_keys(query)
+    rows) that answer ``query``, best first; the keys asked for are read from ``asking``
+    (default: ``query``)."""
+    keys = asked_keys(query if asking is None else asking)
     if not keys or (not about and not matched):
         return []
     words = set(_WORD.findall(query.lower()))
@@ -266,7 +268,7 @@ def answers(
     # names its value and no one else ("Who lives in Bristol?").
     if not any(e.type == "person" for e in about):
         rows += [
-            r for r in matched if r.key in keys and r.id not in seen and _names(r.value, words)
+            r for r in matched if r.key in keys and r.id not in seen and names_value(r.value, words)
         ]
     # A key that holds many values (likes, family, goals) is asked for only by a word that
     # names it ("What pets does she have?"); otherwise only a value the question names is
@@ -285,7 +287,7 @@ def answers(
         if key in MULTI_VALUED and key not in ANSWERING_LISTS:
             continue  # family, goals, opinions: what relations and passages answer better
         if key in listed:
-            chain = [row for row in chain if _names(row.value, words)]
+            chain = [row for row in chain if names_value(row.value, words)]
             if not chain:
                 continue
         for row, successor in _versions(chain, key, tilt, at, words):
@@ -311,7 +313,7 @@ def _time_of_reference(
     if not other:
         return None
     for row in tx.entity_attributes([e.id for e in about], other):
-        if row.valid_until is not None and _names(row.value, words):
+        if row.valid_until is not None and names_value(row.value, words):
             return row.valid_until - timedelta(microseconds=1)
     return None
 
@@ -333,7 +335,9 @@ def _versions(
     # own name ("What did Tunde ask to be called?" names Tunde, not the value "Tunde").
     own = set(_WORD.findall(chain[0].entity_name.lower())) if chain else set()
     named = [
-        i for i, row in enumerate(chain) if _names(row.value, words) and not _names(row.value, own)
+        i
+        for i, row in enumerate(chain)
+        if names_value(row.value, words) and not names_value(row.value, own)
     ]
     if tilt < 0 and at is None and named:  # "before she moved to Eimsbüttel"
         i = named[-1]
@@ -360,7 +364,7 @@ def _versions(
     return [(row, None) for row in reversed(now[-MULTI_SHOWN:])]
 
 
-def _names(value: str, words: set[str]) -> bool:
+def names_value(value: str, words: set[str]) -> bool:
     """Whether the question's words hold every word of ``value``."""
     parts = set(_WORD.findall(value.lower()))
     return bool(parts) and parts <= words

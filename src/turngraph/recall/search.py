@@ -16,7 +16,7 @@ import re
 import time
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -38,9 +38,10 @@ from turngraph.recall.context import build as build_context
 from turngraph.recall.currency import (
     MARGIN,
     W_SUPERSEDED,
+    Anchor,
     Currency,
+    anchor_clause,
     asks_about_now,
-    later_part,
     time_tilt,
 )
 from turngraph.recall.dense import nearest_rows, passage_similarities
@@ -54,6 +55,7 @@ from turngraph.recall.facts import (
     asks_about_state,
     instruction_answers,
     kin_of,
+    names_value,
     question_time,
     user_entities,
 )
@@ -89,6 +91,7 @@ W_FACT = 8.0  # a fact that answers the question, above the passage that said it
 TILTED = 60  # the best candidates that lean by their time
 W_NAMED_FACT = 1.0  # a fact whose value (not key) the question names: above its passage
 W_LATER = 2.0  # a passage told after the time a question about the past names
+ANCHOR_SHARE = 0.5  # of the best match's score, from which a passage may place a question
 EXACT_ENTITY = 3.0  # entity score bonus for a name the query spells out
 ENTITY_FANOUT = 200  # observations taken per top entity
 PRUNE_ABOVE_ROWS = 5_000  # memories this large drop query terms ...
@@ -377,20 +380,27 @@ class RecallOps:
             early = Early.read(tx, likely)
             currency.replaced(likely)
         tilt = time_tilt(query)
-        # "What did she think of reggaeton in February 2024?": what held then was said by then.
-        asked_at = (
-            question_time(query, datetime.now(UTC))
-            if tilt <= 0 and at is None and mode in ("hybrid", "lexical")
-            else None
-        )
+        # "What did she think of reggaeton in February 2024?", "... before she moved to
+        # Valencia?": what held then was said by then.
+        asked_at: datetime | None = None
+        clause = anchor_clause(query) if tilt <= 0 and mode != "dense" else None
+        placing: list[tuple[int, float]] = []
+        if clause is not None and mode in ("hybrid", "lexical"):
+            placing = self._clause_matches(tx, clause.clause, people)
+        facts_at: datetime | None = None  # when the facts asked for are read as of
+        if tilt <= 0 and at is None and mode in ("hybrid", "lexical"):
+            asked_at = question_time(query, datetime.now(UTC))
+            if asked_at is None and clause is not None:
+                facts_at = self._fact_anchor(tx, clause, named)
+                asked_at = facts_at or self._told_anchor(tx, clause.how, placing)
         facts = (
-            self._answers(tx, query, named, attributes, at, flt, tilt) if mode != "dense" else []
+            self._answers(tx, query, named, attributes, at, flt, tilt, facts_at, clause)
+            if mode != "dense"
+            else []
         )
-        after = later_part(query) if tilt < 0 and mode != "dense" else ""
+        after = clause.clause if clause is not None and clause.how == "before" and tilt < 0 else ""
         later = {e.id for e in self._named_entities(tx, after)} if after else set()
-        demoted = (
-            self._before_what(tx, after, people) if after and mode in ("hybrid", "lexical") else {}
-        )
+        demoted = _before_what(placing) if after else {}
         clock.lap("lexical")
         qvec: Vectors | None = None
         if pending is not None:
@@ -507,6 +517,8 @@ class RecallOps:
         at: datetime | None,
         flt: ObservationFilter,
         tilt: float,
+        asked_at: datetime | None = None,
+        anchor: Anchor | None = None,
     ) -> list[Answer]:
         """The facts that answer the question (see :mod:`turngraph.recall.facts`): of the
         entities it names, of the memory's user when it asks about them, of the relatives
@@ -520,10 +532,19 @@ class RecallOps:
             relatives, owners = reached
             asked = relatives + [e for e in asked if e.id not in owners]
             attributes = [(r, s) for r, s in attributes if r.entity_id not in owners]
-        # A question that names a time ("in March 2024") is answered as of then.
-        when = at or (question_time(query, datetime.now(UTC)) if tilt <= 0 else None)
+        # A question that names a time ("in March 2024") or places itself by another fact
+        # ("before she moved to Valencia") is answered as of then.
+        when = at or asked_at or (question_time(query, datetime.now(UTC)) if tilt <= 0 else None)
+        # What is asked is said outside the clause that places it ("Where did he live"
+        # while he worked for Aker Solutions), which names another fact.
         facts = answers(
-            tx, query, asked, tilt=tilt, at=when, matched=[row for row, _ in attributes]
+            tx,
+            query,
+            asked,
+            tilt=tilt,
+            at=when,
+            matched=[row for row, _ in attributes],
+            asking=anchor.main if anchor is not None and anchor.main else query,
         )
         facts += instruction_answers(tx, query, tilt=tilt, at=when)
         if facts and flt != ObservationFilter():
@@ -536,21 +557,57 @@ class RecallOps:
             facts = [a for a in facts if a.observation_id in allowed]
         return facts
 
-    def _before_what(self, tx: ReadTx, after: str, people: Sequence[EntityRow]) -> dict[int, float]:
-        """ "Where did she live before she moved to Eimsbüttel?": the passages that say what
-        came after (``after``: "she moved to Eimsbüttel") are what the question is not
-        about; each loses up to :data:`W_AFTER`, in proportion to how well it matches
-        (BM25, so a name weighs more than "moved")."""
-        _, terms = _without_people(after, query_terms(after), people)
+    def _clause_matches(
+        self, tx: ReadTx, clause: str, people: Sequence[EntityRow]
+    ) -> list[tuple[int, float]]:
+        """The passages that match what a question places itself by ("she moved to
+        Eimsbüttel"), best first (BM25, so a name weighs more than "moved"): by their own
+        words, not their window's, so that the turn after one that names it does not."""
+        _, terms = _without_people(clause, query_terms(clause), people)
         if not terms:
-            return {}
-        found = tx.search_text(
-            TextSearch("observation", tuple(terms), limit=POOL, fields=PASSAGE_FIELDS)
+            return []
+        return tx.search_text(
+            TextSearch("observation", tuple(terms), limit=POOL, fields=(("content", 1.0),))
         )
-        best = max((score for _, score in found), default=0.0)
-        if best <= 0:
-            return {}
-        return {oid: W_AFTER * min(1.0, 2 * score / best) for oid, score in found}
+
+    def _fact_anchor(
+        self, tx: ReadTx, clause: Anchor, named: Sequence[EntityRow]
+    ) -> datetime | None:
+        """The moment a question about the past asks about when it places itself by a fact
+        (``clause``, see :func:`~turngraph.recall.currency.anchor_clause`) of the person it
+        asks about (the memory's user when it names no one): "before she moved to Valencia"
+        is the moment before her location became Valencia, "while he worked for Aker
+        Solutions" the last moment his employer was Aker Solutions. None when the clause
+        names no value of theirs, or one that still holds."""
+        how, text = clause.how, clause.clause
+        words = set(_WORD.findall(text.lower()))
+        owners = [e for e in named if e.type == "person"] or user_entities(tx)
+        own = {w for e in owners for w in _WORD.findall(e.name.lower())}
+        rows = [
+            r
+            for r in tx.entity_attributes([e.id for e in owners], None)
+            if names_value(r.value, words) and not names_value(r.value, own)
+        ]
+        just = timedelta(microseconds=1)
+        if rows:
+            if how == "before":
+                return min(r.valid_from for r in rows) - just
+            ended = [r.valid_until for r in rows if r.valid_until is not None]
+            return max(ended) - just if ended else None
+        return None
+
+    def _told_anchor(
+        self, tx: ReadTx, how: str, placing: Sequence[tuple[int, float]]
+    ) -> datetime | None:
+        """The same moment read from the passages when no fact places it: when the passage
+        that best matches the clause (``placing``) was told, just before it for "before".
+        It orders passages only: the facts keep their own reading of the question."""
+        if not placing or how != "before":
+            return None
+        best = placing[0][1]
+        strong = [oid for oid, score in placing if score >= ANCHOR_SHARE * best]
+        told = tx.observation_times(strong).values()
+        return min(told) - timedelta(microseconds=1) if told else None
 
     def _selective(self, tx: ReadTx, terms: list[str]) -> list[str]:
         """In a large memory, leave out query terms that match a large share of it.
@@ -803,6 +860,16 @@ def _doubt_facts(
             if speaks_of_change(words, topic) and not value <= set(words):
                 lifted[answer.id] = min(lifted[answer.id], fused[oid] - MARGIN)
                 break
+
+
+def _before_what(placing: Sequence[tuple[int, float]]) -> dict[int, float]:
+    """ "Where did she live before she moved to Eimsbüttel?": the passages that say what came
+    after (``placing``: those matching "she moved to Eimsbüttel") are what the question is
+    not about; each loses up to :data:`W_AFTER`, in proportion to how well it matches."""
+    best = max((score for _, score in placing), default=0.0)
+    if best <= 0:
+        return {}
+    return {oid: W_AFTER * min(1.0, 2 * score / best) for oid, score in placing}
 
 
 def _logistic(value: float) -> float:
