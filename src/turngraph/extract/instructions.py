@@ -36,8 +36,25 @@ _CUE_WORDS = frozenset(
     "please pls plz always never dont stop avoid no call keep make prefer want need like "
     "remember bear whenever every each when if future can could would will you".split()
 ) | frozenset(w for w in v.INSTRUCTION_VERBS if w.isalpha())
+# "From now on" as people who mix in their own language say it.
+_FROM_NOW_ELSEWHERE = (
+    r"a partir de ahora|de ahora en adelante|desde ahora|ab jetzt|ab sofort|von nun an|"
+    r"à partir de maintenant|dorénavant|désormais|a partir de agora|daqui pra frente|"
+    r"daqui para a frente|d'ora in poi|vanaf nu"
+)
+# A language named the way its own speakers say "in Spanish" ("en español", "auf Deutsch").
+_IN_OWN_WORDS = (
+    r"en (?:español|castellano|inglés|francés|alemán|portugués|italiano|français|anglais|"
+    r"espagnol|allemand|italien|portugais)|auf (?:deutsch|englisch|französisch|spanisch|"
+    r"italienisch)|em (?:português|inglês|espanhol|francês|alemão|italiano)|"
+    r"in (?:italiano|inglese|francese|tedesco|spagnolo)|in het (?:nederlands|engels|duits|frans)"
+)
+# A tag that asks for agreement does not make a request a question ("..., ok?", "¿sí?").
+_TAG = re.compile(r",\s*¿?(?:ok|okay|right|yeah|yes|sí|si|ja|oui|né|tá|vale|alright)\?$", re.I)
 _CUE_PHRASES = Folded(
     r"\b(?:don'?t|do not|from now|going forward|"
+    + _FROM_NOW_ELSEWHERE
+    + "|"
     + "|".join(sorted(w for w in v.INSTRUCTION_VERBS if not w.isalpha()))
     + r")\b",
 )
@@ -48,11 +65,11 @@ _ASCII_WORDS = re.compile(r"\w+", re.ASCII)  # the same words in ASCII text, fou
 _CUE_WORD = re.compile("|".join(sorted(_CUE_WORDS)), re.I)
 _STANDING = Folded(
     r"\b(from now on|going forward|in (?:the )?future|always|never|whenever|every time|"
-    r"each time|for the rest of)\b",
+    r"each time|for the rest of|" + _FROM_NOW_ELSEWHERE + r")\b",
 )
 # A request put to the assistant ("could you", "would you") and one that holds from here on.
 _ASKED_OF_YOU = Folded(r"^(?:please\s+)?(?:can|could|would|will) you\b")
-_FROM_NOW = Folded(r"\b(?:from now on|going forward|from here on)\b")
+_FROM_NOW = Folded(r"\b(?:from now on|going forward|from here on|" + _FROM_NOW_ELSEWHERE + r")\b")
 _CALL_ME = Folded(r"^(?:just\s+)?(?:call|address) me(?: as)?\s+([A-Za-z][\w'-]{0,30})\b")
 _STOP_WITH = Folded(
     r"^(?:stop|quit|enough|no more)\s+(?:with\s+)?(?:the\s+|all\s+the\s+|those\s+|your\s+)?"
@@ -92,7 +109,7 @@ def find_instruction(sentence: str) -> tuple[str, str, str | None] | None:
     """(label, description, name for "call me X") if ``sentence`` instructs the assistant."""
     if not may_instruct(sentence):
         return None  # every instruction below has one of these words
-    text = " ".join(sentence.strip().split())
+    text = _TAG.sub(".", " ".join(sentence.strip().split()))
     body = text.rstrip(".!? ")
     m = _PREFIX.match(body)
     lead = (m.group("lead") or "") if m else ""
@@ -169,7 +186,7 @@ TOPICS = (
     (
         "language",
         Folded(
-            rf"\b(?:in|into|to)\s+(?:{_LANGUAGE_NAMES})\b|\blanguage\b",
+            rf"\b(?:in|into|to)\s+(?:{_LANGUAGE_NAMES})\b|\blanguage\b|\b(?:{_IN_OWN_WORDS})\b",
         ),
     ),
     (
@@ -222,7 +239,11 @@ def _mentions_output(core: str) -> bool:
     words = set(re.findall(r"[a-z]+", core.lower()))
     return bool(words & v.OUTPUT_NOUNS) or bool(
         re.search(
-            r"\b(in (?:english|french|spanish|german|bullet)|briefly|concisely)\b", core, re.I
+            r"\b(in (?:english|french|spanish|german|bullet)|briefly|concisely|"
+            + _IN_OWN_WORDS
+            + r")\b",
+            core,
+            re.I,
         )
     )
 
