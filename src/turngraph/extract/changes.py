@@ -21,13 +21,14 @@ from turngraph.extract.clauses import is_verb
 from turngraph.extract.clauses import tokens as tokenize
 from turngraph.extract.findings import TurnState
 from turngraph.extract.folded import Folded
-from turngraph.extract.phrases import capitalize
+from turngraph.extract.phrases import capitalize, noun_phrase
 from turngraph.extract.timeref import resolve_time
 
 _NAME = r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)?"
 _TITLES = r"(?:(?:prof|professor|dr|doctor|mr|mrs|ms|miss)\.?\s+)"
 _FIRST_AT = Folded(
-    r"\b(?:(?:my )?first (?:full |whole |proper |real )?(?:day|week|month|shift|days|weeks)|"
+    r"\b(?:(?:my )?first (?:full |whole |proper |real |(?:\d|two|three|four|few|couple of) )?"
+    r"(?:day|week|month|shift|days|weeks|months)|"
     r"(?:day|week|month) one)(?: back)? "
     r"(?:as (?:an? |the )?(?P<job>[\w -]{2,40}?) )?(?:at|with) (?P<org>[\w&.' -]{2,40})",
 )
@@ -390,11 +391,13 @@ class ChangeRules(TurnState):
         org = self._words(m.group("org"))
         if org and org[0][:1].isupper():
             org = _named(org)  # "First full week at Emídio Navarro done!"
+        elif org and self.lowercase:
+            org = noun_phrase(org, 3)  # "first 2 weeks at feedzai done", all in lower case
         # "at a new hospital" names none; "at Westmead Hospital" does
         generic = org and (
             org[0].lower() in _GENERIC_LEADS or (len(org) == 1 and org[0].lower() in _WORKPLACES)
         )
-        if org and org[0][:1].isupper() and not generic:
+        if org and (org[0][:1].isupper() or self.lowercase) and not generic:
             self._employer(self._speaker(), org)
             # "yesterday was my first shift at X": the day the job began, as an action
             when = resolve_time(sentence, self.ctx.observed_at)

@@ -431,7 +431,7 @@ class DescriptionRules(TurnState):
                 return
 
     def _employer(self, who: str, words: list[str]) -> None:
-        org = noun_phrase(words, 4)
+        org = noun_phrase(words, 5)  # "St John's College of Nursing"
         if org and not org[0][:1].isupper() and self.lowercase:
             # "a backend dev at kuda": in a turn written in lower case, any short name
             org = org[: next((i for i, w in enumerate(org) if w.lower() in _NOT_ORG), len(org))]

@@ -15,13 +15,22 @@ from turngraph.extract import gazetteers as gz
 from turngraph.extract import vocab as v
 from turngraph.extract.folded import Folded
 
+# "Can you" as people who mix in their own language ask it ("pode responder em português").
+_CAN_YOU_ELSEWHERE = (
+    r"(?:pode|podes|poderia|puedes|puede|podrías|kannst du|können sie|könntest du|"
+    r"peux-tu|pouvez-vous|puoi|potresti)\s+"
+)
 _PREFIX = Folded(
     r"^(?:(?:ok(?:ay)?|also|and|oh|ooh|ah|um|yeah|btw|by the way|one more thing|hey|hi|actually|"
-    r"scratch that|sorry|wait|quick thing|two things|one thing|so|but)\W+)*"
+    r"scratch that|sorry|wait|quick thing|two things|one thing|so|but|just|simply|"
+    r"before we (?:begin|start))\W+)*"
     r"(?P<lead>(?:please\s+)?(?:(?:can|could|would|will) you(?: please)?(?: always| never)?\s+|"
-    r"you can\s+|you should\s+|"
+    r"you (?:can|may|could|should)\s+|" + _CAN_YOU_ELSEWHERE + r"|"
     r"I (?:want|need|would like|'d like|'d prefer|prefer|would prefer) (?:you|it if you) to\s+|"
     r"I'd prefer (?:it )?if you\s+|"
+    r"I(?: should| would|'d) be (?:obliged|grateful) if you(?: would| could)?\s+|"
+    r"I(?: would|'d) appreciate (?:it )?if you(?: would| could)?\s+|"
+    r"I would ask that you\s+|"
     r"I(?: would|'d) prefer (?:that|it if) you\s+|"
     r"(?:from now on|going forward|in (?:the )?future|for the rest of (?:this|our) "
     r"(?:chat|conversation)|for all (?:future )?(?:answers|replies|responses)|in general)"
@@ -68,9 +77,14 @@ _STANDING = Folded(
     r"each time|for the rest of|" + _FROM_NOW_ELSEWHERE + r")\b",
 )
 # A request put to the assistant ("could you", "would you") and one that holds from here on.
-_ASKED_OF_YOU = Folded(r"^(?:please\s+)?(?:can|could|would|will) you\b")
+_ASKED_OF_YOU = Folded(
+    r"^(?:please\s+)?(?:(?:can|could|would|will) you\b|" + _CAN_YOU_ELSEWHERE + ")"
+)
 _FROM_NOW = Folded(r"\b(?:from now on|going forward|from here on|" + _FROM_NOW_ELSEWHERE + r")\b")
-_CALL_ME = Folded(r"^(?:just\s+)?(?:call|address) me(?: as)?\s+([A-Za-z][\w'-]{0,30})\b")
+_CALL_ME = Folded(
+    r"^(?:just\s+)?(?:call|address) me(?: as)?\s+"
+    r"((?:(?:mr|mrs|ms|miss|dr|prof)\.?\s+)?[A-Za-z][\w'-]{0,30})\b"
+)
 _STOP_WITH = Folded(
     r"^(?:stop|quit|enough|no more)\s+(?:with\s+)?(?:the\s+|all\s+the\s+|those\s+|your\s+)?"
     r"(\w+)"
@@ -105,8 +119,22 @@ def may_instruct(text: str) -> bool:
     return cued or bool(_CUE_PHRASES.search(text))
 
 
+# A request after a clause ("Your long replies have become hard work, so please keep them
+# short"): read from "please" on.
+_PLEASE_AFTER = Folded(r"[,;]\s*(?:(?:so|and|but|then)\s+)?(?=please\b)")
+
+
 def find_instruction(sentence: str) -> tuple[str, str, str | None] | None:
     """(label, description, name for "call me X") if ``sentence`` instructs the assistant."""
+    found = _instruction(sentence)
+    if found is None:
+        after = _PLEASE_AFTER.search(sentence)
+        if after is not None:
+            found = _instruction(sentence[after.end() :])
+    return found
+
+
+def _instruction(sentence: str) -> tuple[str, str, str | None] | None:
     if not may_instruct(sentence):
         return None  # every instruction below has one of these words
     text = _TAG.sub(".", " ".join(sentence.strip().split()))
@@ -193,7 +221,8 @@ TOPICS = (
         "format",
         Folded(
             r"\b(?:bullets?|bullet points?|paragraphs?|prose|lists?|tables?|markdown|headings|"
-            r"headers|numbered|number (?:the|your|each) (?:steps|points|items))\b"
+            r"headers|numbered|number (?:the|your|each) (?:steps|points|items)|"
+            r"(?:normal|full|complete|proper|plain) sentences)\b"
         ),
     ),
     (
@@ -214,7 +243,7 @@ TOPICS = (
         "length",
         Folded(
             r"\b(?:short|shorter|brief|briefly|concise|concisely|long|longer|lengthy|detailed|"
-            r"details?|in depth|in-depth|sentences|one line|verbose|length)\b"
+            r"details?|in depth|in-depth|sentences?|one line|verbose|length)\b"
         ),
     ),
     ("tone", Folded(r"\b(?:formal|formally|casual|casually|friendly|emojis?|jokes|tone)\b")),

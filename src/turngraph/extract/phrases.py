@@ -97,6 +97,14 @@ def noun_phrase(words: list[str], limit: int = MAX_OBJECT_WORDS) -> list[str]:
             continue  # "painted that lake sunrise": a determiner, not a clause
         if w in ',;:()"!?-' or low in v.BOUNDARY or (low in ("'s",) and not out):
             break
+        if (
+            low == "'s"
+            and out[-1][:1].isupper()
+            and words[i + 1 : i + 2] != []
+            and (words[i + 1][:1].isupper())
+        ):
+            out[-1] += "'s"  # "King's College Hospital": a possessive inside a name
+            continue
         determiner = low in ("this", "that", "these", "those", "last", "next") and not (
             i + 1 < len(words) and words[i + 1].lower().removesuffix("s") in _TIME_UNITS
         )
@@ -157,7 +165,10 @@ def noun_phrase(words: list[str], limit: int = MAX_OBJECT_WORDS) -> list[str]:
     out = strip_articles(out)
     while len(out) > 1 and out[-1].lower() in ("more", "much", "lately"):
         out.pop()  # "mental health work more"
-    return out[:limit]
+    out = out[:limit]
+    while len(out) > 1 and out[-1].lower() in ("of", "and", "&"):
+        out.pop()  # cut short: "St John's College of"
+    return out
 
 
 def prep_phrases(words: list[str]) -> list[tuple[str, list[str]]]:
