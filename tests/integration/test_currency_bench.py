@@ -87,6 +87,28 @@ def test_a_small_suite_is_scored(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("question", "day"),
+    [
+        ("When did Maya move to Bristol?", "2024-05-01"),  # the day the turn placed the move
+        ("When did Maya say she had moved to Bristol?", "2024-05-08"),  # the day she said it
+    ],
+)
+def test_a_when_question_is_judged_by_the_day_it_asks_for(
+    tmp_path: Path, question: str, day: str
+) -> None:
+    told = json.loads(json.dumps(MAYA))
+    told["sessions"][1]["date"] = "2024-05-08T10:00:00Z"
+    told["sessions"][1]["turns"][0]["text"] = "Big news: we moved to Bristol last week!"
+    told["questions"] = [{**MAYA["questions"][2], "question": question, "answer": day}]
+    (tmp_path / "t01.json").write_text(json.dumps(told), "utf-8")
+    (tmp_path / "splits.json").write_text(
+        json.dumps({"development": ["t01.json"], "held-out": []}), "utf-8"
+    )
+    report = currency.run(tmp_path, log=lambda _: None)
+    assert report["development"]["when_right_date"] == {"n": 1, "rate": 1.0}
+
+
 def test_values_are_matched_by_their_words_and_polarity() -> None:
     assert currency.same_value("Samsung S23", "Samsung Galaxy S23")
     assert not currency.same_value("Lisbon", "Porto")

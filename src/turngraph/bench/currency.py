@@ -24,6 +24,7 @@ What is measured, per split (``splits.json`` names the development and held-out 
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import tempfile
 import time
@@ -40,6 +41,10 @@ from turngraph.recall.index import wait_for_index
 
 K = 10
 SPLITS = ("development", "held-out")
+
+
+# A question about when something was said, not when it happened.
+_TELLING = re.compile(r"\b(?:tell|told|say|said|mention|mentioned|report|announce|share)\b", re.I)
 
 
 def _norm(text: str) -> str:
@@ -215,9 +220,11 @@ def ask(conv: Conversation, question: dict[str, Any], tally: Tally) -> None:
         when = None
         if dated is not None and changed is not None:
             ending = str(change["values"][changed[1]]["value"]).casefold() == "none"
-            # A fact shown as ended is dated by its end; anything else by what it reports.
+            # A fact shown as ended is dated by its end; anything else by what it reports,
+            # unless the question asks when it was told ("When did Erik say ...?").
             said = dated.superseded_at if ending and dated.kind == "attribute" else None
-            when = said or dated.occurred_at or dated.observed_at
+            told = bool(_TELLING.search(question["question"]))
+            when = said or (None if told else dated.occurred_at) or dated.observed_at
         ok = when is not None and when.date().isoformat() == day
         tally.when.append(ok)
         if not ok:

@@ -87,7 +87,7 @@ _CALLED = re.compile(
 )
 _HER_NAME_IS = Folded(r"\b(?:her|his|its) name is (?P<name>[\w'-]+)")
 _DIED = Folded(
-    r"^(?:(?:my|our) (?:(?:old|dear|sweet|beloved|little|poor) )?(?P<kind>[a-z]+),? )?"
+    r"^(?:(?:my|our) (?:(?:old|dear|sweet|beloved|little|poor) )?(?:(?P<kind>[a-z]+),? )?)?"
     r"(?P<name>[A-Z][\w'-]+),? (?:died|passed away|passed|was put down|had to be put down|"
     r"is gone)\b",
 )
@@ -498,14 +498,34 @@ class ChangeRules(TurnState):
         if m and not m.group("name")[:1].isupper() and self.lowercase:
             self._pet(self._speaker(), self.last_species, capitalize(m.group("name")))
         m = _DIED.search(sentence)
-        if m and m.group("name").lower() not in gz.NOT_NAMES:
+        named = m.group("name") if m and m.group("name").lower() not in gz.NOT_NAMES else None
+        if named:
             # A pet that died is no longer had (for a person, no pet relationship ends).
-            self.out.relation(self._speaker(), "has_pet", m.group("name"), negated=True)
+            self.out.relation(self._speaker(), "has_pet", named, negated=True)
         m = m if m and m.group("kind") else _PET_DIED.search(sentence)
         kind = m.group("kind").lower() if m and m.group("kind") else ""
         if kind in gz.PETS:
             # "our cat Misu died", "my dog died": the speaker no longer has that pet
             self.out.attribute(self._speaker(), "pets", gz.SPECIES_OF.get(kind, kind), negated=True)
+        if named or kind in gz.PETS:
+            self._lost(named or f"the {kind}", sentence)
+
+    def _lost(self, what: str, sentence: str) -> None:
+        """ "Our Mithu passed away on Sunday morning": the speaker lost them, then."""
+        when = resolve_time(sentence, self.ctx.observed_at)
+        if when is not None and when.when > self.ctx.observed_at:
+            when = None  # a plan or a wish, not when it happened
+        who = self._speaker()
+        self.out.actions.append(
+            RawAction(
+                who,
+                "lose",
+                what,
+                f"{who} {sentence}"[:240],
+                when.when if when else None,
+                precision=when.precision if when else None,
+            )
+        )
 
     def _activities(self, sentence: str) -> None:
         me = None

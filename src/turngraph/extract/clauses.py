@@ -308,6 +308,13 @@ def _is_list_item(part: list[str]) -> bool:
 _LEADING_ADVERBS = v.ADVERBS | {"then", "also", "now"}
 
 
+# Words of a time said at the head of a clause ("on Saturday", "last week", "this morning").
+_TIME_LEAD = gz.WEEKDAY_MONTH | frozenset(
+    "on in at last next this that the yesterday today morning afternoon evening night week "
+    "weekend month year ago early late".split()
+)
+
+
 def _opens_clause(nxt: list[str], conj: str) -> bool:
     """Whether the words after a conjunction start a clause of their own."""
     i = 0
@@ -319,6 +326,12 @@ def _opens_clause(nxt: list[str], conj: str) -> bool:
     if conj in ("because", "if", "although", "though", "unless", "whereas", "which", "who"):
         return True
     if low in ("i", "we", "he", "she", "they", "you", "it", "there"):
+        return True
+    # "..., and on Saturday we picked up the Enyaq": a time said before the subject
+    j = i
+    while j < len(nxt) and j - i < 4 and (nxt[j].lower() in _TIME_LEAD or nxt[j].isdigit()):
+        j += 1
+    if i < j < len(nxt) and nxt[j].lower() in ("i", "we", "he", "she", "they"):
         return True
     if low in ("my", "our", "his", "her"):
         return any(is_finite(x) for x in nxt[i + 1 : i + 5])
