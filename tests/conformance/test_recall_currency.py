@@ -275,6 +275,25 @@ def test_a_revised_instruction_answers_now_and_the_first_one_answers_originally(
     assert "keep your answers short" in first.text.lower()
 
 
+def test_a_revision_that_names_two_topics_replaces_the_one_it_names_first(
+    mem: turngraph.Memory,
+) -> None:
+    """ "Keep your replies short: a paragraph or two" is about length (named first), not the
+    format its paragraphs name: it replaces the earlier request for detailed answers."""
+    said = [
+        ("2024-01-10T09:00:00Z", "And I should like full and detailed answers, please."),
+        (
+            "2024-11-04T09:00:00Z",
+            "I should be grateful if from now on you would keep your replies short: a paragraph "
+            "or two at the most.",
+        ),
+    ]
+    tell(mem, "Geoffrey", said)
+    now = mem.recall("How long should the assistant's replies to Geoffrey be?", k=5).hits[0]
+    assert now.kind == "instruction"
+    assert "keep your replies short" in now.text
+
+
 def test_a_fact_keeps_first_place_when_a_newer_turn_speaks_of_someone_elses_change(
     mem: turngraph.Memory,
 ) -> None:

@@ -28,7 +28,8 @@ _PREFIX = Folded(
     r"you (?:can|may|could|should)\s+|" + _CAN_YOU_ELSEWHERE + r"|"
     r"I (?:want|need|would like|'d like|'d prefer|prefer|would prefer) (?:you|it if you) to\s+|"
     r"I'd prefer (?:it )?if you\s+|"
-    r"I(?: should| would|'d) be (?:obliged|grateful) if you(?: would| could)?\s+|"
+    r"I(?: should| would|'d) be (?:obliged|grateful) if (?:from now on,? )?"
+    r"you(?: would| could)?\s+|"
     r"I(?: would|'d) appreciate (?:it )?if you(?: would| could)?\s+|"
     r"I would ask that you\s+|"
     r"I(?: would|'d) prefer (?:that|it if) you\s+|"
@@ -37,12 +38,12 @@ _PREFIX = Folded(
     r"\W+(?:please\s+)?|"
     r"(?:whenever|every time|each time|when|if) (?:I|we|you)\b[^,]{1,80}?(?:,\s*|\s+(?=(?:please|"
     r"always|never|don't|keep|use|make|write|answer|reply|respond)\b))(?:please\s+)?|"
-    r"please\s+|pls\s+|plz\s+)?)",
+    r"please\s+|pls\s+|plz\s+|kindly\s+)?)",
 )
 # Every instruction has one of these words. Tested word by word: a set lookup per word is
 # several times faster than a regular expression trying each word at every word start.
 _CUE_WORDS = frozenset(
-    "please pls plz always never dont stop avoid no call keep make prefer want need like "
+    "please pls plz kindly always never dont stop avoid no call keep make prefer want need like "
     "remember bear whenever every each when if future can could would will you".split()
 ) | frozenset(w for w in v.INSTRUCTION_VERBS if w.isalpha())
 # "From now on" as people who mix in their own language say it.
@@ -97,9 +98,13 @@ _NEGATIVE = Folded(r"^(always|never|don't|do not|do n't|stop|avoid|no more|no)\s
 _ONE_OFF = Folded(r"^\w+\s+(?:this|that|these|the following)\b|\"")
 _REMEMBER = Folded(r"^remember (?:that )?.{1,200}\bwhen(?:ever)? you\b")
 _KEEP_IN_MIND = Folded(r"^(?:keep|bear) (?:that|this|it) in mind\b")
+_MANNER = (
+    r"short|shorter|brief|concise|detailed|longer|long|full|thorough|simple|plain|casual|formal"
+)
 _PREFER = Folded(
-    r"^I (?:prefer|like|want|need) (?:short|shorter|brief|concise|detailed|longer|simple|"
-    r"plain|casual|formal)?\s*(?:answers|replies|responses|explanations|summaries)\b",
+    r"^I (?:prefer|like|want|need|(?:should|would|'d) (?:like|prefer)) "
+    r"(?:(?:" + _MANNER + r")(?:,? and |,? | ))*(?:answers|replies|responses|explanations|"
+    r"summaries)\b",
 )
 _KEEP_SHORT = Folded(
     r"^(?:keep|make)\s+(?:your\s+|the\s+)?(?:answers|replies|responses|messages|it|them|"
@@ -121,7 +126,7 @@ def may_instruct(text: str) -> bool:
 
 # A request after a clause ("Your long replies have become hard work, so please keep them
 # short"): read from "please" on.
-_PLEASE_AFTER = Folded(r"[,;]\s*(?:(?:so|and|but|then)\s+)?(?=please\b)")
+_PLEASE_AFTER = Folded(r"[,;]\s*(?:(?:so|and|but|then)\s+)?(?=(?:please|kindly)\b)")
 
 
 def find_instruction(sentence: str) -> tuple[str, str, str | None] | None:
@@ -207,7 +212,7 @@ def _instruction(sentence: str) -> tuple[str, str, str | None] | None:
 
 
 _LANGUAGE_NAMES = "|".join(sorted(gz.LANGUAGES))
-# What a standing instruction is about, tried in order: a newer instruction on the same
+# What a standing instruction is about (the one named first): a newer instruction on the same
 # topic replaces the older one ("switch back to English" after "always reply in French").
 TOPICS = (
     ("name", Folded(r"\b(?:call|calling|address|addressing) (?:me|the user)\b|\bmy name\b")),
@@ -253,10 +258,9 @@ TOPICS = (
 def instruction_topic(text: str) -> str | None:
     """What an instruction is about (name, language, format, level, units, length, tone),
     or None when it is about something else ("keep that in mind for recipes")."""
-    for topic, pattern in TOPICS:
-        if pattern.search(text):
-            return topic
-    return None
+    # The topic named first: "keep your replies short: a paragraph or two" is about length.
+    found = [(m.start(), i) for i, (_, p) in enumerate(TOPICS) if (m := p.search(text))]
+    return TOPICS[min(found)[1]][0] if found else None
 
 
 _SUBJECTS = frozenset(

@@ -408,11 +408,14 @@ def instruction_answers(
     default), the one replaced last for a question about an earlier one, the first said of
     all for one about the first ("What did she originally ask for?")."""
     words = _WORD.findall(query.lower())
-    if not set(words) & INSTRUCTION_CUES:
+    cues = set(words) & INSTRUCTION_CUES
+    if not cues:
         return []
     topics = {_TOPIC_OF[w] for w in words if w in _TOPIC_OF}
     if any(w in gz.LANGUAGES for w in words):
         topics.add("language")
+    if cues == {"assistant"} and not topics:
+        return []  # "when he set up the assistant on his tablet" asks about something else
     rows = tx.list_facts(
         kind="instruction", category=None, as_of=at, limit=STANDING_SEEN, retired=True
     )
