@@ -59,11 +59,8 @@ _SEASON = r"(spring|summer|fall|autumn|winter)"
 _ANY_TIME = Folded(
     r"\b(?:yesterday|today|tonight|tomorrow|morning|afternoon|evening|night|now|ago|back|earlier|"
     r"in|within|last|past|next|this|coming|following|previous|later|before|weekend|on|over|"
-    r"during|since|by|until|spring|summer|fall|autumn|winter|"
-    + _WEEKDAY[1:-1]
-    + "|"
-    + _MONTH[1:-1]
-    + r")\b|\d",
+    r"during|since|by|until|spring|summer|fall|autumn|winter|christmas|easter|halloween|"
+    r"valentine's|new year's|" + _WEEKDAY[1:-1] + "|" + _MONTH[1:-1] + r")\b|\d",
 )
 
 
@@ -85,6 +82,25 @@ _RELATIVE_WEEKDAY = Folded(
 )
 _BARE_WEEKDAY = Folded(rf"\b{_WEEKDAY}\b")
 _SEASON_REF = Folded(rf"\b(last|this past|next|this|this coming)\s+{_SEASON}\b")
+# "in spring 2024", "the summer of 2023"
+_SEASON_OF_YEAR = Folded(rf"\b{_SEASON}(?:\s+of)?\s+((?:19|20)\d{{2}})\b")
+# A holiday of a named year ("at Easter 2024", "Christmas 2023") or said from now ("last
+# Christmas"); a bare "at Christmas" may be any year and names none.
+_HOLIDAY = (
+    r"(christmas eve|christmas day|christmas|new year's eve|new year's day|easter|halloween|"
+    r"valentine's day)"
+)
+_HOLIDAY_OF_YEAR = Folded(rf"\b{_HOLIDAY}\s+((?:19|20)\d{{2}})\b")
+_RELATIVE_HOLIDAY = Folded(rf"\b(last|this past|next|this coming)\s+{_HOLIDAY}")
+_FIXED_HOLIDAYS = {
+    "christmas eve": (12, 24),
+    "christmas day": (12, 25),
+    "christmas": (12, 25),
+    "new year's eve": (12, 31),
+    "new year's day": (1, 1),
+    "halloween": (10, 31),
+    "valentine's day": (2, 14),
+}
 _OVER_WEEKEND = Folded(r"\b(?:over|on|during) the weekend\b")
 _DAY_MONTH_YEAR = re.compile(
     rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b,?\s*(\d{{4}})?", re.I
@@ -165,6 +181,24 @@ def _season(ref: datetime, name: str, which: str) -> datetime:
     return ref.replace(year=year, month=month, day=1)
 
 
+def _holiday(name: str, year: int, ref: datetime) -> datetime:
+    name = name.lower().replace("\u2019", "'")
+    if name == "easter":  # the Gregorian computus (Meeus, Jones and Butcher)
+        a, b, c = year % 19, year // 100, year % 100
+        d, e = divmod(b, 4)
+        g = (8 * b + 13) // 25
+        h = (19 * a + b - d - g + 15) % 30
+        i, k = divmod(c, 4)
+        l_ = (32 + 2 * e + 2 * i - h - k) % 7
+        m = (a + 11 * h + 22 * l_) // 451
+        month, day = divmod(h + l_ - 7 * m + 114, 31)
+        return ref.replace(
+            year=year, month=month, day=day + 1, hour=0, minute=0, second=0, microsecond=0
+        )
+    month, day = _FIXED_HOLIDAYS[name]
+    return ref.replace(year=year, month=month, day=day, hour=0, minute=0, second=0, microsecond=0)
+
+
 def resolve_time(text: str, ref: datetime, *, future: bool = False) -> TimeRef | None:
     """The moment a clause refers to, the phrase that said so and its precision; None if none.
 
@@ -232,6 +266,23 @@ def _resolve(text: str, ref: datetime, *, future: bool) -> TimeRef | None:
     m = _SEASON_REF.search(text)
     if m:
         return TimeRef(_season(ref, m.group(2), m.group(1).lower()), m.group(0), "season")
+    m = _SEASON_OF_YEAR.search(text)
+    if m:
+        month = SEASONS[m.group(1).lower()]
+        return TimeRef(ref.replace(year=int(m.group(2)), month=month, day=1), m.group(0), "season")
+    m = _HOLIDAY_OF_YEAR.search(text)
+    if m:
+        return TimeRef(_holiday(m.group(1), int(m.group(2)), ref), m.group(0), "day")
+    m = _RELATIVE_HOLIDAY.search(text)
+    if m:
+        ahead = m.group(1).lower() in ("next", "this coming")
+        year = ref.year
+        when = _holiday(m.group(2), year, ref)
+        if ahead and when.date() <= ref.date():
+            when = _holiday(m.group(2), year + 1, ref)
+        elif not ahead and when.date() >= ref.date():
+            when = _holiday(m.group(2), year - 1, ref)
+        return TimeRef(when, m.group(0), "day")
     m = _ISO.search(text)
     if m:
         found = _safe_date(int(m.group(1)), int(m.group(2)), int(m.group(3)), ref)
