@@ -118,7 +118,12 @@ def asks_about_state(query: str) -> bool:
 
 
 # "What does Maya do?", "what do they do for a living": the question asks for a job.
-_DOES_FOR_WORK = re.compile(r"\bdo(?:es)?\b.*\bdo\W*$|\bfor a living\b|\bdo for work\b", re.I)
+# "What does she do?" asks for a job; "What sport does she do?" does not.
+_DOES_FOR_WORK = re.compile(
+    r"\bwhat(?: exactly| (?:kind|sort|type) of (?:work|job))? do(?:es)?\b.*\bdo\W*$|"
+    r"\bfor a living\b|\bdo for work\b",
+    re.I,
+)
 # The words that name a key holding many values, as a question asks for all of them.
 NOUN_CUES: dict[str, tuple[str, ...]] = {
     "pets": ("pet", "pets", "dog", "dogs", "cat", "cats", "animal", "animals"),
