@@ -370,9 +370,15 @@ def _versions(
 
 
 def names_value(value: str, words: set[str]) -> bool:
-    """Whether the question's words hold every word of ``value``."""
-    parts = set(_WORD.findall(value.lower()))
+    """Whether the question's words (as :func:`words_in` reads them) hold every word of
+    ``value``."""
+    parts = words_in(value)
     return bool(parts) and parts <= words
+
+
+def words_in(text: str) -> set[str]:
+    """The words of ``text`` as the facts compare them (lower case, letters only)."""
+    return set(_WORD.findall(text.lower()))
 
 
 def _successor(chain: list[AttributeRow], row: AttributeRow) -> AttributeRow | None:

@@ -58,6 +58,7 @@ from turngraph.recall.facts import (
     names_value,
     question_time,
     user_entities,
+    words_in,
 )
 from turngraph.recall.query_vectors import embed_query
 from turngraph.recall.stages import Clock
@@ -517,12 +518,13 @@ class RecallOps:
         at: datetime | None,
         flt: ObservationFilter,
         tilt: float,
-        asked_at: datetime | None = None,
+        placed_at: datetime | None = None,
         anchor: Anchor | None = None,
     ) -> list[Answer]:
         """The facts that answer the question (see :mod:`turngraph.recall.facts`): of the
         entities it names, of the memory's user when it asks about them, of the relatives
-        a kin word reaches; within the filters."""
+        a kin word reaches; within the filters. ``placed_at``: the moment a clause of the
+        question placed it at (see :meth:`_fact_anchor`); ``anchor``: that clause."""
         asked = list(named)
         users = user_entities(tx) if about_user(query) or "'s" in query else []
         if about_user(query):
@@ -534,7 +536,7 @@ class RecallOps:
             attributes = [(r, s) for r, s in attributes if r.entity_id not in owners]
         # A question that names a time ("in March 2024") or places itself by another fact
         # ("before she moved to Valencia") is answered as of then.
-        when = at or asked_at or (question_time(query, datetime.now(UTC)) if tilt <= 0 else None)
+        when = at or placed_at or (question_time(query, datetime.now(UTC)) if tilt <= 0 else None)
         # What is asked is said outside the clause that places it ("Where did he live"
         # while he worked for Aker Solutions), which names another fact.
         facts = answers(
@@ -579,10 +581,9 @@ class RecallOps:
         is the moment before her location became Valencia, "while he worked for Aker
         Solutions" the last moment his employer was Aker Solutions. None when the clause
         names no value of theirs, or one that still holds."""
-        how, text = clause.how, clause.clause
-        words = set(_WORD.findall(text.lower()))
+        how, words = clause.how, words_in(clause.clause)
         owners = [e for e in named if e.type == "person"] or user_entities(tx)
-        own = {w for e in owners for w in _WORD.findall(e.name.lower())}
+        own = {w for e in owners for w in words_in(e.name)}
         rows = [
             r
             for r in tx.entity_attributes([e.id for e in owners], None)
