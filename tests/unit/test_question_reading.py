@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from turngraph.recall.currency import anchor_clause
+from turngraph.recall.currency import anchor_clause, time_tilt
 from turngraph.recall.facts import asked_keys
 
 
@@ -42,3 +42,18 @@ def test_a_clause_that_places_a_question_is_read_apart_from_what_it_asks(
     question: str, anchor: tuple[str, str, str] | None
 ) -> None:
     assert anchor_clause(question) == anchor
+
+
+@pytest.mark.parametrize(
+    ("question", "tilt"),
+    [
+        ("Where does Maya live?", 1.0),
+        ("Where did Maya live before?", -1.0),
+        ("Which junior high school did Yuko's daughter graduate from?", -1.0),  # one that ended
+        ("Which firm did Anjali leave to take up her job in Singapore?", -1.0),
+        ("When did she leave Deloitte?", 0.0),  # when, not which
+        ("Why did she quit?", 0.0),
+    ],
+)
+def test_a_question_leans_to_the_time_it_asks_about(question: str, tilt: float) -> None:
+    assert time_tilt(question) == tilt

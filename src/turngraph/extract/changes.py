@@ -25,6 +25,16 @@ from turngraph.extract.phrases import capitalize, noun_phrase
 from turngraph.extract.timeref import resolve_time
 
 _NAME = r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)?"
+# "Hana passed and entered Shuyukan High School!": a school begun by the speaker or someone
+# named (capitals read as written: a school's name is capitalized).
+_SCHOOL_WORD = re.compile(r"\b(?:School|College|University|Academy|Gymnasium)\b")
+_ENTERED_SCHOOL = re.compile(
+    r"\b(?P<who>I|(?!(?:My|Our|The|His|Her|Their|This|That|We|He|She|They|It|Hello|Hi|And|"
+    r"But|So|Also|Then|Yesterday|Today)\b)[A-Z][a-z][\w'-]*)\b[^.!?;]{0,40}?\b(?:entered|"
+    r"got into|got accepted "
+    r"(?:at|to|into)|was accepted (?:at|to|into)|transferred to|moved to) "
+    r"(?P<school>(?:[A-Z][\w'&.-]*\s+){0,4}(?:School|College|University|Academy|Gymnasium))\b"
+)
 _TITLES = r"(?:(?:prof|professor|dr|doctor|mr|mrs|ms|miss)\.?\s+)"
 _FIRST_AT = Folded(
     r"\b(?:(?:my )?first (?:full |whole |proper |real |(?:\d|two|three|four|few|couple of) )?"
@@ -86,15 +96,18 @@ _CALLED = re.compile(
     r"\b(?:named|called) (?P<name2>[A-Z][\w'-]+)"
 )
 _HER_NAME_IS = Folded(r"\b(?:her|his|its) name is (?P<name>[\w'-]+)")
+# "passed" alone only where nothing follows that it could have passed ("Hana passed and
+# entered Shuyukan High School" passed an exam).
+_PASSED = r"passed(?=\s*(?:[.,;!]|$|(?:last|yesterday|this|on|today|in (?:her|his) sleep)\b))"
 _DIED = Folded(
     r"^(?:(?:my|our) (?:(?:old|dear|sweet|beloved|little|poor) )?(?:(?P<kind>[a-z]+),? )?)?"
-    r"(?P<name>[A-Z][\w'-]+),? (?:died|passed away|passed|was put down|had to be put down|"
-    r"is gone)\b",
+    r"(?P<name>[A-Z][\w'-]+),? (?:died|passed away|" + _PASSED + r"|was put down|"
+    r"had to be put down|is gone)\b",
 )
 # "our cat died": a pet without its name.
 _PET_DIED = Folded(
     r"^(?:sadly,? )?(?:my|our) (?:(?:old|dear|sweet|beloved|little|poor) )?(?P<kind>[a-z]+) "
-    r"(?:died|passed away|passed|was put down|had to be put down|is gone)\b",
+    r"(?:died|passed away|" + _PASSED + r"|was put down|had to be put down|is gone)\b",
 )
 _ACTIVITY = (
     r"(?P<what>(?:[a-z]+ing|yoga|pilates|pottery|crochet|football|soccer|tennis|golf|chess|"
@@ -283,6 +296,13 @@ class ChangeRules(TurnState):
         if study:
             self._studies(study)
         self._home_work_diet(sentence, low)
+        entered = _ENTERED_SCHOOL.search(sentence) if _SCHOOL_WORD.search(sentence) else None
+        if entered and (
+            entered.group("who") == "I" or entered.group("who").lower() not in gz.NOT_NAMES
+        ):
+            who = entered.group("who")
+            person = self._speaker() if who == "I" else self.out.entity(who, "person")
+            self._school(person, entered.group("school").split())
         here = _HERE_IN.search(sentence) if "here in" in low else None
         if here:
             self._location(self._speaker(), tokenize(here.group("place")))

@@ -76,6 +76,10 @@ _COMMON_PLACES = frozenset(
 
 
 # Words that end an organization's name said in lower case ("at kuda here in lagos").
+# The last word of a school's name: moving to one changes school, not home.
+_SCHOOL_HEADS = frozenset(
+    "school college university academy gymnasium kindergarten elementary high".split()
+)
 _NOT_ORG = frozenset(
     "here there now today now, and but so in on at for with since because when as right "
     "lol haha".split()
@@ -459,6 +463,10 @@ class DescriptionRules(TurnState):
         return name
 
     def _location(self, who: str, words: list[str]) -> None:
+        named = noun_phrase(words, 5)
+        if named and named[0][:1].isupper() and named[-1].lower() in _SCHOOL_HEADS:
+            self._school(who, named)  # "Hana moved to Nishijin Junior High School"
+            return
         name = self._place(words)
         if name:
             self.out.attribute(who, "location", name)

@@ -23,7 +23,7 @@ _CAN_YOU_ELSEWHERE = (
 _PREFIX = Folded(
     r"^(?:(?:ok(?:ay)?|also|and|oh|ooh|ah|um|yeah|btw|by the way|one more thing|hey|hi|actually|"
     r"scratch that|sorry|wait|quick thing|two things|one thing|so|but|just|simply|"
-    r"before we (?:begin|start))\W+)*"
+    r"before we (?:begin|start)|if (?:it is |it.s )?possible)\W+)*"
     r"(?P<lead>(?:please\s+)?(?:(?:can|could|would|will) you(?: please)?(?: always| never)?\s+|"
     r"you (?:can|may|could|should)\s+|" + _CAN_YOU_ELSEWHERE + r"|"
     r"I (?:want|need|would like|'d like|'d prefer|prefer|would prefer) (?:you|it if you) to\s+|"
@@ -106,6 +106,13 @@ _PREFER = Folded(
     r"(?:(?:" + _MANNER + r")(?:,? and |,? | ))*(?:answers|replies|responses|explanations|"
     r"summaries)\b",
 )
+# How the answers should be from now on, asked of the assistant ("could you make the
+# answers shorter?").
+_MAKE_IT = Folded(
+    r"^(?:make|keep)\s+(?:your\s+|the\s+)?(?:answers?|replies|reply|responses?|explanations?)"
+    r"\s+(?:a (?:bit|little) )?(?:shorter|longer|simpler|more detailed|less detailed|short|"
+    r"brief|simple|detailed)\b"
+)
 _KEEP_SHORT = Folded(
     r"^(?:keep|make)\s+(?:your\s+|the\s+)?(?:answers|replies|responses|messages|it|them|"
     r"things|explanations)\s+(?:short|brief|concise|simple|sweet|casual|formal|under|to|in)\b",
@@ -149,8 +156,8 @@ def _instruction(sentence: str) -> tuple[str, str, str | None] | None:
     core = body[m.end() :] if m else body
     question = text.endswith("?")
     standing = bool(_STANDING.search(body))
-    if question and not standing:
-        return None
+    if question and not standing and not (_ASKED_OF_YOU.match(lead) and _MAKE_IT.match(core)):
+        return None  # "could you make the answers shorter?" asks for good, though
     call = _CALL_ME.match(core)
     if call:
         name = call.group(1)

@@ -86,12 +86,24 @@ def anchor_clause(query: str) -> Anchor | None:
     return None
 
 
+# A value the question says has ended: "Which school did she graduate from?", "Which firm
+# did she leave to take up her job in Singapore?" (the verb ends the question or its clause).
+_ENDED = re.compile(
+    r"^\W*(?:which|what|where|who)\b[^?]*\bdid\b[^?]*\b(?:graduate|leave|quit|resign)"
+    r"(?: from)?(?:\W*$|\s+(?:to|in|when|after)\b)",
+    re.I,
+)
+
+
 def time_tilt(query: str) -> float:
     """Which way a question leans in time: 1 for the present (newer passages first among
-    equals), -1 for an earlier value ("before", "previous", "used to"), 0 for a question
-    about the past that names no order ("When did she ...")."""
+    equals), -1 for an earlier value ("before", "previous", "used to", one that ended: "Which
+    school did she graduate from?"), 0 for a question about the past that names no order
+    ("When did she ...")."""
     words = _WORD.findall(query.lower())
     if any(w in EARLIER_WORDS for w in words) or "used to" in " ".join(words):
+        return -1.0
+    if _ENDED.search(query):
         return -1.0
     return 1.0 if not any(w in PAST_WORDS for w in words) else 0.0
 
