@@ -352,3 +352,21 @@ def test_a_question_placed_by_another_fact_is_answered_as_of_when_that_fact_held
     rc = mem.recall("Where did Erik live while he worked for Aker Solutions?")
     assert rc.hits[0].kind == "attribute"
     assert rc.hits[0].text == "Erik location: Bergen"
+
+
+def test_a_question_placed_by_something_told_is_answered_as_of_then(
+    mem: turngraph.Memory,
+) -> None:
+    """ "When she climbed at Allez Up" names no fact: the first turn that spoke of it places
+    the question, and her location then answers it, not where she lives now."""
+    tell(
+        mem,
+        "Genevieve",
+        [
+            ("2024-01-10T09:00:00Z", "I live in Mile End and I climb at Allez Up twice a week."),
+            ("2024-03-02T09:00:00Z", "Work is busy, the grant report is due on Friday."),
+            ("2024-06-20T09:00:00Z", "We moved to Limoilou last week, the flat is lovely."),
+        ],
+    )
+    rc = mem.recall("Where did Genevieve live when she climbed at Allez Up?")
+    assert rc.hits[0].text == "Genevieve location: Mile End"

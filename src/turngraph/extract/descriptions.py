@@ -80,6 +80,8 @@ _COMMON_PLACES = frozenset(
 _SCHOOL_HEADS = frozenset(
     "school college university academy gymnasium kindergarten elementary high".split()
 )
+# Schools only children attend: starting at one is never a job.
+_CHILDREN_SCHOOLS = frozenset("elementary primary kindergarten preschool nursery".split())
 _NOT_ORG = frozenset(
     "here there now today now, and but so in on at for with since because when as right "
     "lol haha".split()
@@ -443,6 +445,13 @@ class DescriptionRules(TurnState):
                 return
             org = [capitalize(w) for w in org]
         if org and org[0][:1].isupper() and org[0].lower() not in gz.NOT_NAMES:
+            head = org[-1].lower()
+            if head in _CHILDREN_SCHOOLS or (
+                head in _SCHOOL_HEADS and who.casefold() != self.speaker.casefold()
+            ):
+                # "ava started at hanby elementary on monday": a child's school, not a job
+                self._school(who, org)
+                return
             name = self.out.entity(" ".join(org), "organization")
             self.used.add(name.casefold())
             self.out.attribute(who, "employer", name)
@@ -454,6 +463,8 @@ class DescriptionRules(TurnState):
         place = noun_phrase(words, 4)
         if not place or place[0].lower() in gz.NOT_NAMES or place[0].lower() in v.PRONOUN_OBJECTS:
             return None
+        if len(place) == 1 and place[0].lower() in gz.LANGUAGES:
+            return None  # "everything I write is in French": a language, not a place
         if not place[0][:1].isupper():
             if not self.lowercase or len(place) > 3 or place[-1].lower() in _COMMON_PLACES:
                 return None

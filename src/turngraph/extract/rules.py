@@ -69,6 +69,7 @@ _QUESTION = Folded(
     r"do|does|did|have|has|had|can|could|will|would|should|shall|may|might|any|anything|"
     r"you|u|ya|wanna|want|got|ever|right|or)\b",
 )
+_BARE = re.compile(r"[A-Za-z]+")  # the words of a bare "nah." or "yes!"
 _SELF_QUESTION = Folded(r"^(am|do|did|have|was)\s+(I)\s+(.+?)(?:\s+or\s+.*)?\W*$")
 # Leads that mark a bare value as a correction ("oops, 33"); "no" or "actually" alone do not.
 _BARE_VALUE_LEAD = Folded(
@@ -336,8 +337,12 @@ class _Turn(PatternRules, ChangeRules, ClauseFacts, DescriptionRules, KeyedRules
         text = truecase(text, self.known)
         if self.lowercase:
             text = _KIN_NAMED.sub(_capitalize_kin_name, text)
-        for i, sentence in enumerate(sentences(text)):
-            self._sentence(sentence, first=i == 0)
+        said = sentences(text)
+        # A reply's answer is its first sentence, or the one after a bare "nah." or "yes."
+        bare = bool(said) and all(w.lower() in v.DISCOURSE for w in _BARE.findall(said[0]))
+        answering = 1 if bare and len(said) > 1 else 0
+        for i, sentence in enumerate(said):
+            self._sentence(sentence, first=i == answering)
         self._named_answer(text)
         self._turn_patterns(text)  # after the sentences: the people they named are known
         self._turn_changes(text)
@@ -607,6 +612,16 @@ class _Turn(PatternRules, ChangeRules, ClauseFacts, DescriptionRules, KeyedRules
         (re.compile(r"\bwhere do you live\b|\bwhere are you (?:based|living)\b", re.I), "location"),
         (re.compile(r"\bhow old are you\b", re.I), "age"),
         (re.compile(r"\bwhere do you work\b|\bwho do you work for\b", re.I), "employer"),
+        # "Are you still on weekend shifts at the bakery?" - "nah. POS agent now"
+        (
+            re.compile(
+                r"\b(?:are |r )?you still\b[^?]*\b(?:work|working|job|shifts?)\b|"
+                r"\b(?:are |r )?you still at (?-i:[A-Z])|"
+                r"\bwhat do you do\b|\bwhat(?:'s| is) your (?:new )?(?:job|role|title|position)\b",
+                re.I,
+            ),
+            "job",
+        ),
     )
 
     def _answer(self, sentence: str, *, first: bool) -> None:
@@ -615,6 +630,10 @@ class _Turn(PatternRules, ChangeRules, ClauseFacts, DescriptionRules, KeyedRules
             return
         asked = self.ctx.history[-1][1]
         words = [w for w in tokenize(sentence) if w.lower() not in v.DISCOURSE and w.isalnum()]
+        while words and words[-1].lower() in ("now", "still", "anymore"):
+            words.pop()  # "POS agent now"
+        if [w.lower() for w in words[:2]] == ["i", "at"]:
+            words = words[2:]  # "I'm at Feedzai now"
         if not words or len(words) > 3 or "?" not in asked:
             return
         for pattern, key in self._ANSWERS:
@@ -629,6 +648,10 @@ class _Turn(PatternRules, ChangeRules, ClauseFacts, DescriptionRules, KeyedRules
                     self._speaker(), "from" if key == "hometown" else "lives_in", place
                 )
             elif key == "employer" and words[0][:1].isupper():
+                self._employer(self._speaker(), words)
+            elif key == "job" and words[-1].lower() in gz.JOB_WORDS:
+                self._job(self._speaker(), words)
+            elif key == "job" and (words[0][:1].isupper() or self.lowercase):
                 self._employer(self._speaker(), words)
             return
 

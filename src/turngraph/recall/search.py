@@ -93,6 +93,7 @@ TILTED = 60  # the best candidates that lean by their time
 W_NAMED_FACT = 1.0  # a fact whose value (not key) the question names: above its passage
 W_LATER = 2.0  # a passage told after the time a question about the past names
 ANCHOR_SHARE = 0.5  # of the best match's score, from which a passage may place a question
+DURING_DAY = timedelta(days=1)  # after the turn that places "when she ...", still then
 EXACT_ENTITY = 3.0  # entity score bonus for a name the query spells out
 ENTITY_FANOUT = 200  # observations taken per top entity
 PRUNE_ABOVE_ROWS = 5_000  # memories this large drop query terms ...
@@ -394,6 +395,8 @@ class RecallOps:
             if asked_at is None and clause is not None:
                 facts_at = self._fact_anchor(tx, clause, named)
                 asked_at = facts_at or self._told_anchor(tx, clause.how, placing)
+                if facts_at is None and clause.how == "during":
+                    facts_at = asked_at  # "when she climbed at Allez Up": then
         facts = (
             self._answers(tx, query, named, attributes, at, flt, tilt, facts_at, clause)
             if mode != "dense"
@@ -600,15 +603,22 @@ class RecallOps:
     def _told_anchor(
         self, tx: ReadTx, how: str, placing: Sequence[tuple[int, float]]
     ) -> datetime | None:
-        """The same moment read from the passages when no fact places it: when the passage
-        that best matches the clause (``placing``) was told, just before it for "before".
-        It orders passages only: the facts keep their own reading of the question."""
-        if not placing or how != "before":
+        """The same moment read from the passages when no fact places it: when the clause
+        (``placing``) was first spoken of (the earliest of the turns that match it at least
+        ANCHOR_SHARE as well as the best): just before it for "before", up to a day after it
+        for "while"/"when" ("when she climbed at Allez Up"). For "before" it orders the
+        passages only (the facts keep their own reading: "before his knee injury" may match
+        the physio's turn weeks later); for "while"/"when" the facts are read as of it too."""
+        if not placing:
             return None
         best = placing[0][1]
         strong = [oid for oid, score in placing if score >= ANCHOR_SHARE * best]
         told = tx.observation_times(strong).values()
-        return min(told) - timedelta(microseconds=1) if told else None
+        if not told:
+            return None
+        if how == "before":
+            return min(told) - timedelta(microseconds=1)
+        return min(told) + DURING_DAY  # what the turns said around it belongs to it too
 
     def _selective(self, tx: ReadTx, terms: list[str]) -> list[str]:
         """In a large memory, leave out query terms that match a large share of it.
