@@ -103,7 +103,7 @@ _MANNER = (
 )
 _PREFER = Folded(
     r"^I (?:prefer|like|want|need|(?:should|would|'d) (?:like|prefer)) "
-    r"(?:(?:" + _MANNER + r")(?:,? and |,? | ))*(?:answers|replies|responses|explanations|"
+    r"(?:(?:" + _MANNER + r")(?:,? and |,? ))*(?:answers|replies|responses|explanations|"
     r"summaries)\b",
 )
 # How the answers should be from now on, asked of the assistant ("could you make the

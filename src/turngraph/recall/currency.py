@@ -89,7 +89,8 @@ def anchor_clause(query: str) -> Anchor | None:
 # A value the question says has ended: "Which school did she graduate from?", "Which firm
 # did she leave to take up her job in Singapore?" (the verb ends the question or its clause).
 _ENDED = re.compile(
-    r"^\W*(?:which|what|where|who)\b[^?]*\bdid\b[^?]*\b(?:graduate|leave|quit|resign)"
+    r"^\W*(?:which|what|where|who)\b[^?]{0,120}?\bdid\b[^?]{0,120}?\b(?:graduate|leave|quit|"
+    r"resign)"
     r"(?: from)?(?:\W*$|\s+(?:to|in|when|after)\b)",
     re.I,
 )
