@@ -25,7 +25,9 @@ _PREFIX = Folded(
     r"scratch that|sorry|wait|quick thing|two things|one thing|so|but|just|simply|"
     r"before we (?:begin|start)|if (?:it is |it.s )?possible)\W+)*"
     r"(?P<lead>(?:please\s+)?(?:(?:can|could|would|will) you(?: please)?(?: always| never)?\s+|"
-    r"you (?:can|may|could|should)\s+|" + _CAN_YOU_ELSEWHERE + r"|"
+    r"you (?:can|should)\s+|you (?:may|could) (?=(?:call|address) me\b)|"
+    + _CAN_YOU_ELSEWHERE
+    + r"|"
     r"I (?:want|need|would like|'d like|'d prefer|prefer|would prefer) (?:you|it if you) to\s+|"
     r"I'd prefer (?:it )?if you\s+|"
     r"I(?: should| would|'d) be (?:obliged|grateful) if (?:from now on,? )?"
