@@ -75,13 +75,13 @@ _COMMON_PLACES = frozenset(
 )
 
 
-# Words that end an organization's name said in lower case ("at kuda here in lagos").
 # The last word of a school's name: moving to one changes school, not home.
 _SCHOOL_HEADS = frozenset(
     "school college university academy gymnasium kindergarten elementary high".split()
 )
 # Schools only children attend: starting at one is never a job.
 _CHILDREN_SCHOOLS = frozenset("elementary primary kindergarten preschool nursery".split())
+# Words that end an organization's name said in lower case ("at kuda here in lagos").
 _NOT_ORG = frozenset(
     "here there now today now, and but so in on at for with since because when as right "
     "lol haha".split()
