@@ -388,19 +388,27 @@ class ChangeRules(TurnState):
     def _done_to_me(self, sentence: str, m: re.Match[str]) -> None:
         """ "the GP switched me to candesartan yesterday": something done to the speaker, an
         event of theirs, dated when the sentence says when (and only then)."""
-        when = resolve_time(sentence, self.ctx.observed_at)
-        if when is None or when.when > self.ctx.observed_at:
-            return
         what = " ".join(f"{m.group('prep')} {m.group('what')}".split()[:6])
+        self._event(f"be {m.group('verb').lower()}", what, sentence)
+
+    def _event(self, verb: str, what: str, sentence: str, *, undated: bool = False) -> None:
+        """An event of the speaker's that ``sentence`` reports, dated by the time it says (a
+        time after the turn is a plan, not when it happened). Without such a time there is
+        none, unless ``undated``."""
+        when = resolve_time(sentence, self.ctx.observed_at)
+        if when is not None and when.when > self.ctx.observed_at:
+            when = None
+        if when is None and not undated:
+            return
         who = self._speaker()
         self.out.actions.append(
             RawAction(
                 who,
-                f"be {m.group('verb').lower()}",
+                verb,
                 what,
                 f"{who} {sentence}"[:240],
-                when.when,
-                precision=when.precision,
+                when.when if when else None,
+                precision=when.precision if when else None,
             )
         )
 
@@ -420,19 +428,7 @@ class ChangeRules(TurnState):
         if org and (org[0][:1].isupper() or self.lowercase) and not generic:
             self._employer(self._speaker(), org)
             # "yesterday was my first shift at X": the day the job began, as an action
-            when = resolve_time(sentence, self.ctx.observed_at)
-            if when is not None and when.when <= self.ctx.observed_at:
-                who = self._speaker()
-                self.out.actions.append(
-                    RawAction(
-                        who,
-                        "start",
-                        f"work at {' '.join(org)}",
-                        f"{who} {sentence}"[:240],
-                        when.when,
-                        precision=when.precision,
-                    )
-                )
+            self._event("start", f"work at {' '.join(org)}", sentence)
         if m.group("job"):
             self._job(self._speaker(), tokenize(m.group("job")))
 
@@ -528,24 +524,8 @@ class ChangeRules(TurnState):
             # "our cat Misu died", "my dog died": the speaker no longer has that pet
             self.out.attribute(self._speaker(), "pets", gz.SPECIES_OF.get(kind, kind), negated=True)
         if named or kind in gz.PETS:
-            self._lost(named or f"the {kind}", sentence)
-
-    def _lost(self, what: str, sentence: str) -> None:
-        """ "Our Mithu passed away on Sunday morning": the speaker lost them, then."""
-        when = resolve_time(sentence, self.ctx.observed_at)
-        if when is not None and when.when > self.ctx.observed_at:
-            when = None  # a plan or a wish, not when it happened
-        who = self._speaker()
-        self.out.actions.append(
-            RawAction(
-                who,
-                "lose",
-                what,
-                f"{who} {sentence}"[:240],
-                when.when if when else None,
-                precision=when.precision if when else None,
-            )
-        )
+            # "Our Mithu passed away on Sunday morning": the speaker lost them, then
+            self._event("lose", named or f"the {kind}", sentence, undated=True)
 
     def _activities(self, sentence: str) -> None:
         me = None

@@ -384,25 +384,27 @@ class RecallOps:
         tilt = time_tilt(query)
         # "What did she think of reggaeton in February 2024?", "... before she moved to
         # Valencia?": what held then was said by then.
-        asked_at: datetime | None = None
         clause = anchor_clause(query) if tilt <= 0 and mode != "dense" else None
+        after = clause.clause if clause is not None and clause.how == "before" and tilt < 0 else ""
+        texts = mode in ("hybrid", "lexical")
+        placeable = tilt <= 0 and at is None and texts
+        asked_at = question_time(query, datetime.now(UTC)) if placeable else None
+        anchoring = clause is not None and placeable and asked_at is None
+        facts_at = self._fact_anchor(tx, clause, named) if anchoring and clause else None
+        # The turns that match the clause are read only when used: what came after it goes
+        # down ("before"), and they place the question when no fact does.
         placing: list[tuple[int, float]] = []
-        if clause is not None and mode in ("hybrid", "lexical"):
+        if clause is not None and texts and (after or (anchoring and facts_at is None)):
             placing = self._clause_matches(tx, clause.clause, people)
-        facts_at: datetime | None = None  # when the facts asked for are read as of
-        if tilt <= 0 and at is None and mode in ("hybrid", "lexical"):
-            asked_at = question_time(query, datetime.now(UTC))
-            if asked_at is None and clause is not None:
-                facts_at = self._fact_anchor(tx, clause, named)
-                asked_at = facts_at or self._told_anchor(tx, clause.how, placing)
-                if facts_at is None and clause.how == "during":
-                    facts_at = asked_at  # "when she climbed at Allez Up": then
+        if anchoring and clause:
+            asked_at = facts_at or self._told_anchor(tx, clause.how, placing)
+            if facts_at is None and clause.how == "during":
+                facts_at = asked_at  # "when she climbed at Allez Up": then
         facts = (
             self._answers(tx, query, named, attributes, at, flt, tilt, facts_at, clause)
             if mode != "dense"
             else []
         )
-        after = clause.clause if clause is not None and clause.how == "before" and tilt < 0 else ""
         later = {e.id for e in self._named_entities(tx, after)} if after else set()
         demoted = _before_what(placing) if after else {}
         clock.lap("lexical")
