@@ -660,10 +660,32 @@ def _same_correction(have: str, want: str) -> bool:
     return _same_name(h[0], w[0]) and h[1:] == w[1:]
 
 
-def run_suite(extractor: Extractor, path: Path) -> dict[str, Any]:
-    """Run every case through a real memory and score its expectations, per kind."""
+def suite_items(extractor: Extractor, path: Path) -> list[tuple[str, Item, bool]]:
+    """Each attribute and action the extractor gives on the suite's cases, with the text of
+    the turn it came from and whether the case expects it (the suite's share of the item
+    filter's training examples)."""
+    cases = {c.id: c for c in parse_suite(path.read_text("utf-8"))}
+    out = []
+    for case_id, calls in run_suite(extractor, path, calls=True)["calls"].items():
+        wanted = [
+            [p.strip() for p in e.split("|")]
+            for e in cases[case_id].expect
+            if not e.startswith(("!", "correction"))
+        ]
+        for text, items in calls:
+            for item in items:
+                if item.kind in ("attr", "action"):
+                    found = any(w[0] == item.kind and _matches(w[0], w[1:], item) for w in wanted)
+                    out.append((text, item, found))
+    return out
+
+
+def run_suite(extractor: Extractor, path: Path, *, calls: bool = False) -> dict[str, Any]:
+    """Run every case through a real memory and score its expectations, per kind; with
+    ``calls``, the report also holds each case's turns with their items."""
     cases = parse_suite(path.read_text("utf-8"))
     recorder = RecordingExtractor(extractor)
+    per_case: dict[str, list[tuple[str, list[Item]]]] = {}
     results: list[CaseResult] = []
     with tempfile.TemporaryDirectory() as tmp:
         db = turngraph.open(Path(tmp) / "suite.db", extractor=recorder)
@@ -696,16 +718,20 @@ def run_suite(extractor: Extractor, path: Path) -> dict[str, Any]:
                                 ]
                             )
                         )
-                items = [
-                    item
-                    for _, _, raw, _ in recorder.calls[first:]
+                said = [
+                    (text, items_of(raw))
+                    for text, _, raw, _ in recorder.calls[first:]
                     if raw is not None
-                    for item in items_of(raw)
                 ]
+                per_case[case.id] = said
+                items = [item for _, found in said for item in found]
                 results.append(check_case(case, items, corrections))
         finally:
             db.close()
-    return summarize_suite(results)
+    report = summarize_suite(results)
+    if calls:
+        report["calls"] = per_case
+    return report
 
 
 def _kind_of(expectation: str) -> str:
@@ -914,4 +940,5 @@ __all__ = [
     "run_locomo",
     "run_suite",
     "states_same_fact",
+    "suite_items",
 ]

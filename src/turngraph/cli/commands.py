@@ -375,7 +375,7 @@ def cmd_bench_extraction(args: argparse.Namespace) -> None:
 
     # TURNGRAPH_EXTRACTOR=llm (with TURNGRAPH_LLM_*) measures the language-model extractor.
     extractor = extractor_from_settings(ServerSettings.load().core())
-    labels = _labels_file(args.labels, "labels")
+    labels = _labels_files(args.labels or [])
     report: dict[str, Any] = {}
     if args.files:
         report = extraction.run_locomo(
@@ -406,6 +406,21 @@ def cmd_bench_extraction(args: argparse.Namespace) -> None:
     if args.json_out:
         out = extraction.public(report)
         Path(args.json_out).write_text(json.dumps(out, indent=2, default=str) + "\n", "utf-8")
+
+
+def _labels_files(paths: Sequence[str]) -> dict[str, Any] | None:
+    """Several ``--labels`` files as one: their turns joined (a turn in two files is an
+    error, so that no label silently replaces another)."""
+    if not paths:
+        return None
+    turns: dict[str, Any] = {}
+    for path in paths:
+        found = _labels_file(path, "labels") or {}
+        twice = sorted(set(turns) & set(found.get("turns", {})))
+        if twice:
+            raise ValidationError(f"{path} labels turns given before: {twice[0]}", field="labels")
+        turns.update(found.get("turns", {}))
+    return {"turns": turns}
 
 
 def _labels_file(path: str | None, name: str) -> dict[str, Any] | None:

@@ -395,7 +395,12 @@ def build_parser(handlers: Mapping[str, Handler]) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     b.add_argument("files", nargs="*", help="LoCoMo conversation JSON files or folders")
-    b.add_argument("--labels", metavar="FILE", help="precision labels (JSON) to score against")
+    b.add_argument(
+        "--labels",
+        metavar="FILE",
+        action="append",
+        help="precision labels (JSON) to score against; repeat to join several files",
+    )
     b.add_argument(
         "--heldout",
         nargs="+",

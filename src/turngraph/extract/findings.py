@@ -68,7 +68,7 @@ class Findings:
             self.relations.append(rel)
 
     def result(self, used: set[str]) -> RawExtraction:
-        self.actions = [a for a in self.actions if not _small_talk(a)]
+        self.actions = [a for a in self.actions if not _small_talk(a) and not _cut_object(a)]
         self.attributes = [a for a in self.attributes if not _idle_attribute(a)]
         # An untyped name that no fact uses is a capitalized word, not knowledge; the speaker
         # is an entity of this turn only when something is said about them.
@@ -124,6 +124,17 @@ def _small_talk(action: RawAction) -> bool:
     return plain and action.verb in ("share", "follow") and _noun(head) in _FEELINGS
 
 
+def _cut_object(action: RawAction) -> bool:
+    """An object cut from what it stood for: "raised a ton", "read a few", "grown fond (of
+    them)", "proud of how far (I've come)", "figure out why": a quantity, a word that
+    needed its complement, or a question word with at most three words after it."""
+    said = (action.object or "").lower().split()
+    if len(said) == 1 and said[0] in _CUT_ALONE:
+        return True
+    # "how to bake bread" is whole
+    return bool(said) and said[0] in _QUESTION_WORDS and len(said) <= 4 and "to" not in said
+
+
 def _vague_doing(phrase: str) -> bool:
     """What "do" does with no thing of its own: "do it", "do my best", "do some research"."""
     head = _head_words(phrase)
@@ -157,6 +168,8 @@ def _head_words(phrase: str) -> list[str]:
 
 
 _PARTICLES = frozenset("together up out off down back".split())
+_CUT_ALONE = frozenset("few bunch ton lot lots last one ones fond far couple some more".split())
+_QUESTION_WORDS = frozenset("how what why where when which who".split())
 _QUANTITIES = frozenset("lot lots bunch couple few pair set number plenty".split())
 _PHRASE_BREAKS = frozenset("of with for from about to in at on by like".split())
 _GENERAL_VERBS = frozenset(

@@ -20,6 +20,7 @@ import re
 from dataclasses import replace
 
 from turngraph.extract import gazetteers as gz
+from turngraph.extract import item_filter
 from turngraph.extract import vocab as v
 from turngraph.extract.base import (
     SINGLE_VALUED,
@@ -254,6 +255,9 @@ class RuleExtractor:
 
     name = "rules-en-v2"
 
+    def __init__(self, *, filtered: bool = True) -> None:
+        self.filtered = filtered  # the learned item filter (off to train it)
+
     def extract(self, text: str, context: TurnContext) -> RawExtraction:
         found = _Turn(context).run(text)
         if context.role == "assistant":
@@ -264,8 +268,34 @@ class RuleExtractor:
             return RawExtraction(
                 entities=tuple(e for e in found.entities if e.name.casefold() != me)
             )
+        if self.filtered:
+            found = _kept(found, text)
         recap = _confirmed_recap(text, context)
         return _conflicts_flagged(_joined(found, recap) if recap is not None else found)
+
+
+def _kept(found: RawExtraction, text: str) -> RawExtraction:
+    """What the learned item filter keeps of a turn's attributes and actions: endings and
+    facts of the keys that say who someone is always."""
+    return replace(
+        found,
+        attributes=tuple(
+            a
+            for a in found.attributes
+            if a.negated or item_filter.keep("attr", a.key, a.value, text)
+        ),
+        actions=tuple(
+            a
+            for a in found.actions
+            if item_filter.keep(
+                "action",
+                a.verb,
+                f"{a.object or ''} {a.place or ''}".strip(),
+                text,
+                timed=a.occurred_at is not None,
+            )
+        ),
+    )
 
 
 def _conflicts_flagged(found: RawExtraction) -> RawExtraction:
