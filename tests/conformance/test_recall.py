@@ -308,39 +308,3 @@ def test_background_indexing_embeds_what_writes_queued(backend: Opener) -> None:
         assert tx.index_queue(limit=10) == []
     hit = mem.recall("a new cat joined the family", mode="dense").hits[0]
     assert hit.source.turn_id == ids[1]
-
-
-def test_a_question_naming_a_speaker_is_embedded_once_and_a_wrong_guess_changes_nothing(
-    mem: turngraph.Memory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The query embedding starts before any read, without the names of the speakers the
-    memory's last questions named; the reads check it, and a guess that proves wrong is
-    embedded again as recall would have (the same hits)."""
-    import turngraph.recall.search as search
-
-    for text, speaker in [
-        ("I painted a sunrise over the lake last week.", "Caroline"),
-        ("Nice! I took the kids camping in the mountains.", "Melanie"),
-        ("I went to a support group yesterday, it was powerful.", "Caroline"),
-    ]:
-        mem.remember(text, speaker=speaker)
-    embedded: list[str] = []
-    real = search.embed_query
-
-    def spy(embedder: object, text: str) -> object:
-        embedded.append(text)
-        return real(embedder, text)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(search, "embed_query", spy)
-    first = mem.recall("What did Caroline's painting show?", k=3)
-    embedded.clear()
-    again = mem.recall("What did Caroline paint?", k=3)
-    assert embedded == ["What did paint?"]  # the speaker's name guessed out, once
-    # A name kept that the reads do not confirm: embedded again, hits as without it.
-    store, memory_id = mem._store, mem._id  # type: ignore[attr-defined]
-    search._SPEAKERS_ASKED.keep(store, memory_id, ["painting"])
-    embedded.clear()
-    guessed = mem.recall("What did Caroline's painting show?", k=3)
-    assert embedded == ["What did show?", "What did painting show?"]
-    assert [(h.id, h.score) for h in guessed.hits] == [(h.id, h.score) for h in first.hits]
-    assert again.hits

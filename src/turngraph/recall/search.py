@@ -13,11 +13,8 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Collection, Iterable, Sequence
-from concurrent.futures import Future
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
@@ -242,14 +239,6 @@ class RecallOps:
             session_id=session_id,
             labels=tuple(normalize_labels(labels, self._limits)),
         )
-        begun = None
-        if query is not None and self.embedder is not None and mode in ("hybrid", "graph"):
-            # The model needs no read: the query is embedded from here, without the names of
-            # the speakers the memory's last questions named ("What did Caroline research?"
-            # embeds "What did research?"). The reads below check that guess.
-            named = _SPEAKERS_ASKED.named(self._store, self._id, query)
-            guess, _ = _without_people(query, query_terms(query), named)
-            begun = (guess, embed_query(self.embedder, guess))
         with self._store.read(self._id) as tx:
             if entity is not None:
                 found = tx.find_entities([name_key(entity)]).get(name_key(entity))
@@ -261,7 +250,7 @@ class RecallOps:
             if query is None:
                 result = self._structural(tx, flt, bounds, at)
             else:
-                result = self._semantic(tx, query, mode, flt, bounds, at, clock, begun)
+                result = self._semantic(tx, query, mode, flt, bounds, at, clock)
         # A ceiling only counts as cutting something when that part was asked for.
         if "entities" not in wanted:
             result = result.model_copy(
@@ -329,7 +318,6 @@ class RecallOps:
         bounds: Bounds,
         at: datetime | None,
         clock: Clock,
-        begun: tuple[str, Future[tuple[Vectors, float]]] | None = None,
     ) -> RecallResult:
         terms = query_terms(query)
         embedder = self.embedder if mode in ("hybrid", "dense", "graph") else None
@@ -341,14 +329,10 @@ class RecallOps:
         # that merely addresses them ("Thanks, Melanie!") above the one that answers.
         speaking = tx.speakers_among([e.name for e in named if e.type == "person"])
         people = [e for e in named if e.name in speaking]
-        topic, topic_terms = _without_people(query, terms, [p.name for p in people])
-        _SPEAKERS_ASKED.keep(self._store, self._id, [p.name for p in people])
+        topic, topic_terms = _without_people(query, terms, people)
         clock.lap("query")
-        # The query embedding runs on a worker thread while the text searches run here; the
-        # one begun before the reads is used when it embedded this very text.
-        pending = None
-        if embedder is not None:
-            pending = begun[1] if begun and begun[0] == topic else embed_query(embedder, topic)
+        # The query embedding runs on a worker thread while the text searches run here.
+        pending = embed_query(embedder, topic) if embedder is not None else None
         ent_signals: list[tuple[dict[int, float], float]] = []
         # What makes an entity worth returning: the query names it, matches its text, or
         # is close to it in meaning (a dense neighbour below ENTITY_SIMILARITY only ranks).
@@ -586,7 +570,7 @@ class RecallOps:
         """The passages that match what a question places itself by ("she moved to
         Eimsbüttel"), best first (BM25, so a name weighs more than "moved"): by their own
         words, not their window's, so that the turn after one that names it does not."""
-        _, terms = _without_people(clause, query_terms(clause), [p.name for p in people])
+        _, terms = _without_people(clause, query_terms(clause), people)
         if not terms:
             return []
         return tx.search_text(
@@ -906,56 +890,24 @@ def _logistic(value: float) -> float:
     return 1.0 / (1.0 + math.exp(-value / SCORE_SPREAD))
 
 
-def _without_people(query: str, terms: list[str], people: Sequence[str]) -> tuple[str, list[str]]:
-    """The query and its terms without the names of the ``people`` it names (unless nothing
+def _without_people(
+    query: str, terms: list[str], people: Sequence[EntityRow]
+) -> tuple[str, list[str]]:
+    """The query and its terms without the names of the people it names (unless nothing
     else would be left)."""
     if not people:
         return query, terms
     text = query
     names: set[str] = set()
     for person in people:
-        for name in (person, *person.split()):
+        for name in (person.name, *person.name.split()):
             text = re.sub(rf"\b{re.escape(name)}(?:'s)?\b", " ", text, flags=re.IGNORECASE)
-        names.update(query_terms(person))
+        names.update(query_terms(person.name))
     kept = [t for t in terms if t not in names]
     text = " ".join(text.split())
     if not kept or not _WORD.search(text):
         return query, terms
     return text, kept
-
-
-class _AskedSpeakers:
-    """The speakers that recent questions to each memory named, kept in the process: before
-    any read says who speaks in a memory, a question naming one of them is embedded without
-    the name, as recall will embed it once the reads confirm it."""
-
-    MEMORIES = 1024  # memories kept, least recently asked dropped first
-    NAMES = 16  # names kept per memory, the most recently named
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._names: OrderedDict[tuple[int, int], tuple[str, ...]] = OrderedDict()
-
-    def named(self, store: object, memory_id: int, query: str) -> list[str]:
-        """The kept speakers of the memory that ``query`` names (a word of their name)."""
-        with self._lock:
-            names = self._names.get((id(store), memory_id), ())
-        said = {re.sub(r"'s$", "", w.casefold()) for w in _WORD.findall(query)}
-        return [n for n in names if any(w.casefold() in said for w in _WORD.findall(n))]
-
-    def keep(self, store: object, memory_id: int, names: Sequence[str]) -> None:
-        if not names:
-            return
-        key = (id(store), memory_id)
-        with self._lock:
-            kept = [n for n in self._names.get(key, ()) if n not in names]
-            self._names[key] = (*names, *kept)[: self.NAMES]
-            self._names.move_to_end(key)
-            if len(self._names) > self.MEMORIES:
-                self._names.popitem(last=False)
-
-
-_SPEAKERS_ASKED = _AskedSpeakers()
 
 
 @lru_cache(maxsize=4096)
