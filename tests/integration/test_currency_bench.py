@@ -119,3 +119,24 @@ def test_values_are_matched_by_their_words_and_polarity() -> None:
 def test_a_suite_without_its_splits_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValidationError, match="cannot read the currency suite"):
         currency.run(tmp_path, log=lambda _: None)
+
+
+@pytest.mark.parametrize(("named", "rate"), [(True, 1.0), (False, 0.0)])
+def test_a_turn_that_names_the_old_value_while_stating_the_new_gives_both(
+    tmp_path: Path, named: bool, rate: float
+) -> None:
+    """ "We left Manchester for Bristol!" answers where Maya lived before Bristol, and is still
+    the turn that states where she lives now."""
+    moved = json.loads(json.dumps(MAYA))
+    moved["sessions"][0]["turns"][0]["text"] = "Hi! I'm Maya."
+    moved["sessions"][1]["turns"][0]["text"] = "Big news: we left Manchester for Bristol!"
+    values = moved["changes"][0]["values"]
+    values[0] = {"value": "Manchester", "turns": [], **({"named_in": ["S2:1"]} if named else {})}
+    moved["questions"] = MAYA["questions"][:2]
+    (tmp_path / "t01.json").write_text(json.dumps(moved), "utf-8")
+    (tmp_path / "splits.json").write_text(
+        json.dumps({"development": ["t01.json"], "held-out": []}), "utf-8"
+    )
+    report = currency.run(tmp_path, log=lambda _: None)["development"]
+    assert report["past_right_value"] == {"n": 1, "rate": rate}
+    assert report["present_current_above_stale"] == {"n": 1, "rate": 1.0}
