@@ -370,3 +370,33 @@ def test_a_question_placed_by_something_told_is_answered_as_of_then(
     )
     rc = mem.recall("Where did Genevieve live when she climbed at Allez Up?")
     assert rc.hits[0].text == "Genevieve location: Mile End"
+
+
+def test_a_fact_that_ended_with_nothing_after_it_is_not_the_answer_about_now(
+    mem: turngraph.Memory,
+) -> None:
+    """ "not allergic to cats at all" ends the allergy; asked what she is allergic to now,
+    the ended fact (marked) ranks as the turn that stated it, below the turn that ended it,
+    and as of before the ending it is the answer again."""
+    told = [
+        (
+            "2024-01-05T10:00:00Z",
+            "A friend offered to host me, but she has two cats and I am allergic to cats.",
+        ),
+        ("2024-02-01T10:00:00Z", "We are moving to Singapore in June."),
+        (
+            "2024-07-01T10:00:00Z",
+            "Surprising news. It transpires that I am not allergic to cats at all; "
+            "the allergist identified dust mites as the cause.",
+        ),
+    ]
+    tell(mem, "Anjali", told)
+    rc = mem.recall("What is Anjali allergic to?")
+    ended = next(h for h in rc.hits if h.kind == "attribute" and h.text.endswith(": cats"))
+    assert ended.superseded_at is not None
+    turns = [h.text for h in rc.hits if h.kind != "attribute"]
+    assert rc.hits.index(ended) > [h.text for h in rc.hits].index(told[2][1])
+    assert told[2][1] in turns
+    then = mem.recall("What is Anjali allergic to?", as_of="2024-03-01T00:00:00Z")
+    assert then.hits[0].kind == "attribute"
+    assert then.hits[0].text.endswith(": cats")

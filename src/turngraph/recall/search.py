@@ -493,8 +493,7 @@ class RecallOps:
         # question, but a newer passage that outranks its source may still say otherwise.
         edge = fused[ranked[min(bounds.k, len(ranked)) - 1]] if ranked else 0.0
         lifted_facts = {
-            a.id: max(fused.get(a.observation_id, edge), edge)
-            + (W_NAMED_FACT if a.named_only else W_FACT)
+            a.id: max(fused.get(a.observation_id, edge), edge) + _fact_lift(a, tilt, at)
             for a in facts
         }
         if tilt > 0:
@@ -873,6 +872,16 @@ def _doubt_facts(
             if speaks_of_change(words, topic) and not value <= set(words):
                 lifted[answer.id] = min(lifted[answer.id], fused[oid] - MARGIN)
                 break
+
+
+def _fact_lift(answer: Answer, tilt: float, at: datetime | None) -> float:
+    """How far a fact answering the question ranks above the passage that said it. A fact
+    that ended with nothing after it ("not allergic to cats at all") says what no longer
+    holds: for a question about now it is not the answer, and ranks as that passage."""
+    until = answer.until
+    if tilt > 0 and answer.successor is None and until is not None and (at is None or until <= at):
+        return 0.0
+    return W_NAMED_FACT if answer.named_only else W_FACT
 
 
 def _before_what(placing: Sequence[tuple[int, float]]) -> dict[int, float]:
