@@ -74,9 +74,10 @@ _BROKE_UP = Folded(
 _MY_PARTNER = Folded(
     r"\bmy (?P<kin>boyfriend|girlfriend|partner|fianc[eé]e?|babe|bae)\s+(?P<name>[\w'-]+)",
 )
+# "my dog's name is Pixel", "my cat is called Luna", "our puppy is named Bo".
 _PET_NAME_IS = Folded(
-    r"\bmy (?P<species>" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")'s name is "
-    r"(?P<name>[\w'-]+)",
+    r"\b(?:my|our) (?P<species>" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")"
+    r"(?:'s name is| is called| is named) (?!(?:a|an|the|so|very|really)\b)(?P<name>[\w'-]+)",
 )
 _PETS = "|".join(sorted(gz.PETS, key=len, reverse=True))
 # "my cat, Cobre, is ...", "Cobre, my cat, is ...": a pet named in apposition (case kept).

@@ -188,9 +188,11 @@ _MY_HOBBIES = Folded(
 _SPARE_TIME = Folded(r"\bin my (?:free|spare) time,? I (?:do|play|make|like to do) (.{1,60})")
 _MY_TITLE = Folded(r"\bmy (?:new )?(?:job title|title|role|position|job) is (?:now )?(.{1,60})")
 _MY_PET = re.compile(
-    r"\b(?:my|our) (" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?,? "
+    r"\b(?:[Mm]y|[Oo]ur) (" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?,? "
     r"(?:named |called )?([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)(?: and ([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+))?"
 )
+# "Our cat Misu died last week": a pet named as it is lost is not one the speaker has.
+_PET_GONE = re.compile(r"\b(?:died|passed away|put down|is gone|ran away)\b", re.IGNORECASE)
 _THEIR_NAME = re.compile(
     r"\b(?:[Hh]er|[Hh]is|[Ii]ts|[Tt]heir) names? (?:is|are) "
     r"([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:(?:, | and |, and | & )[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)*)"
@@ -350,7 +352,8 @@ class PatternRules(TurnState):
                 title = noun_phrase(tokenize(m.group(1)), 5)
                 if title and title[-1].lower() in gz.JOB_WORDS:
                     self.out.attribute(self._speaker(), "job_title", " ".join(title))
-            for m in _MY_PET.finditer(sentence):
+            pets = _MY_PET.finditer(sentence) if not _PET_GONE.search(sentence) else iter(())
+            for m in pets:
                 for name in (m.group(2), m.group(3)):
                     if name and name.lower() not in gz.NOT_NAMES:
                         self._pet(self._speaker(), m.group(1).lower(), name)
