@@ -57,7 +57,7 @@ _SEEING = Folded(
 )
 # "I've started seeing someone, Tiago, ...", "I'm seeing someone. Lucía, she's ...".
 _SEEING_APPOSED = re.compile(
-    r"\b(?:seeing|dating) someone(?: new)?(?:,|\.|:| -| \u2014)\s*"
+    r"\b(?i:seeing|dating) someone(?: new)?(?:,|\.|:| -| \u2014)\s*"
     r"(?P<name>[A-Z][\w'-]+)(?=[,.!]| -)"
 )
 # "I've been seeing Tom for a month": a name said right after the verb (case kept).

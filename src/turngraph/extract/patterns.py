@@ -29,7 +29,7 @@ from turngraph.extract.timeref import resolve_time
 _EMAIL = re.compile(r"[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,63}")
 _PHONE = re.compile(r"(?<![\w+])\+?\d[\d ().-]{6,18}\d")
 _YOU_HAVE_PET = re.compile(
-    r"\byou (?:have|got|adopted) (?:a|an|two) ("
+    r"\b(?i:you) (?:have|got|adopted) (?:a|an|two) ("
     + "|".join(sorted(gz.PETS, key=len, reverse=True))
     + r")s? (?:named|called) ([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)(?: and ([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+))?"
 )
@@ -44,12 +44,7 @@ _PHOTO = Folded(
 )
 # "my kids Sora (6) and Ren (3)": a plural kin word and the two names it lists.
 _KIN_LIST = re.compile(
-    r"\bmy (kids|children|sons|daughters|sisters|brothers|siblings|parents),? "
-    r"([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)(?: \(\d{1,2}\))?,? (?:and|&) ([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)\b"
-)
-# "my kids Sora (6) and Ren (3)": a plural kin word and the two names it lists.
-_KIN_LIST = re.compile(
-    r"\bmy (kids|children|sons|daughters|sisters|brothers|siblings|parents),? "
+    r"\b(?i:my) (kids|children|sons|daughters|sisters|brothers|siblings|parents),? "
     r"([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)(?: \(\d{1,2}\))?,? (?:and|&) ([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)\b"
 )
 # "my back pain is finally gone", "my migraines have cleared up": a condition that ended.
@@ -144,7 +139,7 @@ _PLACE_BORN = re.compile(
 )
 _PLACE_BASED = re.compile(r"(?:^|[,.!] )([A-Z][\w'-]+(?: [A-Z][\w'-]+)?)[- ]based\b")
 _GROUP_CALLED = re.compile(
-    r"\b(?:in|on the board of|for|with|of) (?:a|an|the|our|my) (?:local )?(?:band|team|club|choir|"
+    r"\b(?i:in|on the board of|for|with|of) (?:a|an|the|our|my) (?:local )?(?:band|team|club|choir|"
     r"charity|group|league|crew|orchestra|society|nonprofit|startup) (?:called|named) "
     r"([A-Z][\w'&-]*(?: [A-Z][\w'&-]*){0,3})"
 )
@@ -162,7 +157,9 @@ _THING_I_DID = re.compile(
     r"watched|saw|visited|tried|finished|met)"
     r"(?: (yesterday|today|last \w+|this \w+|on \w+))?\b"
 )
-_FIRST_DAY = re.compile(r"\bfirst (?:day|week) (?:at|with) ([A-Z][\w&'-]*(?: [A-Z][\w&'-]*){0,2})")
+_FIRST_DAY = re.compile(
+    r"\b(?i:first) (?:day|week) (?:at|with) ([A-Z][\w&'-]*(?: [A-Z][\w&'-]*){0,2})"
+)
 _AS_A_NATIONAL = Folded(
     r"\bas an? (" + "|".join(sorted(v.NATIONALITIES)) + r") (?:person|woman|man|guy|girl|citizen|"
     r"native|expat)\b",
