@@ -105,6 +105,12 @@ _DIED = Folded(
     r"(?P<name>[A-Z][\w'-]+),? (?:died|passed away|" + _PASSED + r"|was put down|"
     r"had to be put down|is gone)\b",
 )
+# What opens a sentence before the news itself: "Sad news:", "Oh, and", "Well,", "Sadly,".
+_NEWS_LEAD = re.compile(
+    r"^(?:(?:(?:sad|bad|some|other|big|terrible|awful) news|oh|well|so|and|also|but|sadly|"
+    r"unfortunately|anyway|alas|ok|okay|update|heartbroken)\b\s*[,:;.!-]*\s*){1,3}",
+    re.IGNORECASE,
+)
 # "our cat died": a pet without its name.
 _PET_DIED = Folded(
     r"^(?:sadly,? )?(?:my|our) (?:(?:old|dear|sweet|beloved|little|poor) )?(?P<kind>[a-z]+) "
@@ -506,7 +512,8 @@ class ChangeRules(TurnState):
         for pet in _MY_PET_APPOSED.finditer(sentence):
             name = pet.group("name") or pet.group("name2")
             species = (pet.group("species") or pet.group("species2")).lower()
-            if name.lower() not in gz.NOT_NAMES:
+            said = name.lower()  # "Sadly, our dog passed away": no dog called Sadly
+            if said not in gz.NOT_NAMES and said not in v.ADVERBS and said not in v.DISCOURSE:
                 self._pet(self._speaker(), species, name)
         m = _PET_NAME_IS.search(sentence)
         if m:
@@ -514,12 +521,13 @@ class ChangeRules(TurnState):
         m = _HER_NAME_IS.search(sentence) if self.last_species else None
         if m and not m.group("name")[:1].isupper() and self.lowercase:
             self._pet(self._speaker(), self.last_species, capitalize(m.group("name")))
-        m = _DIED.search(sentence)
+        told = _NEWS_LEAD.sub("", sentence)  # "Sad news: Bamse died", "Oh, and our cat died"
+        m = _DIED.search(told)
         named = m.group("name") if m and m.group("name").lower() not in gz.NOT_NAMES else None
         if named:
             # A pet that died is no longer had (for a person, no pet relationship ends).
             self.out.relation(self._speaker(), "has_pet", named, negated=True)
-        m = m if m and m.group("kind") else _PET_DIED.search(sentence)
+        m = m if m and m.group("kind") else _PET_DIED.search(told)
         kind = m.group("kind").lower() if m and m.group("kind") else ""
         if kind in gz.PETS:
             # "our cat Misu died", "my dog died": the speaker no longer has that pet
