@@ -125,7 +125,8 @@ _ACTIVITY = (
     r"muay thai|water polo))"
 )
 _STOPPED = Folded(
-    r"(?:^|\bI(?:'ve| have)?\s+|\bI'm\s+)(?:also\s+|finally\s+|just\s+|officially\s+)*"
+    r"(?:^(?:(?:also|and|oh|so|well|anyway|ok|okay|update)\b[,:!]?\s*){0,2}|\bI(?:'ve| have)?\s+|"
+    r"\bI'm\s+)(?:also\s+|finally\s+|just\s+|officially\s+)*"
     r"(?:stopped|quit|gave up|given up|dropped|done with|finished with|over|packed in)\s+"
     r"(?:going to |playing |doing )?" + _ACTIVITY + r"\b",
 )
