@@ -141,9 +141,35 @@ def is_lowercase(text: str) -> bool:
     return sum(1 for ch in text if ch.isupper()) <= max(2, len(text) // 40)
 
 
+def autocapitalized(text: str) -> bool:
+    """Whether a turn was written in lower case but for the openings of its sentences (a
+    phone capitalizes those: "Just moved to lisbon"). Its well-known names are truecased as
+    in a turn all in lower case; its other lower-case words are not taken for names."""
+    first = next((ch for ch in text if ch.isalpha()), "")
+    return first.isupper() and not _inner_capital(text)
+
+
+def _inner_capital(text: str) -> bool:
+    """Whether a capital stands anywhere but at the opening of a sentence or in "I" (each
+    capital read with the three characters before it: bounded work on any text)."""
+    for m in _CAPITAL.finditer(text):
+        i = m.start()
+        before = text[max(0, i - 3) : i].rstrip(" \"'(")
+        if (not before and i <= 3) or (before and before[-1] in ".!?\n"):
+            continue  # opens the turn or a sentence
+        if text[i] == "I" and not text[i + 1 : i + 2].isalpha():
+            continue  # "I", "I'm"
+        return True
+    return False
+
+
+_CAPITAL = re.compile(r"[A-Z]")
+
+
 def truecase(text: str, known: Iterable[str]) -> str:
-    """Capitalize well-known and already-seen names in a turn written in lower case."""
-    if not is_lowercase(text):
+    """Capitalize well-known and already-seen names in a turn written in lower case (or
+    capitalized only where its sentences open)."""
+    if not is_lowercase(text) and not autocapitalized(text):
         return text
     seen = {k.casefold(): k for k in known}
 
