@@ -469,8 +469,8 @@ def _subject(c: Clause, words: list[str], i: int, people: dict[str, str], pronou
             return end + 2
         c.subject, c.name = "person", people[low]
         return end
-    if w[:1].isupper() and not is_verb(w):
-        c.subject = "other"
+    if w[:1].isupper() and not is_verb(w) and low not in v.NEGATIONS and low not in v.ADVERBS:
+        c.subject = "other"  # a name ("Not" or "Still" opening a sentence is none)
         return _skip_noun_phrase(words, i)
     nxt_low = words[i + 1].lower() if i + 1 < n else ""
     if low == "like" and c.lead == ",":

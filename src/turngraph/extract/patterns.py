@@ -134,7 +134,7 @@ _BIRTHDAY_WHEN = Folded(
     r"(?:actual )?birthday",
 )
 _PLACE_BORN = re.compile(
-    r"(?:^|[,.!] |\bI was )(?:born and raised|born|raised) in ([A-Z][\w'-]+(?: [A-Z][\w'-]+)?)|"
+    r"(?:^|[,.!] |\bI was )(?i:born and raised|born|raised) in ([A-Z][\w'-]+(?: [A-Z][\w'-]+)?)|"
     r"(?:^|[,.!] )([A-Z][\w'-]+(?: [A-Z][\w'-]+)?)[- ]born\b"
 )
 _PLACE_BASED = re.compile(r"(?:^|[,.!] )([A-Z][\w'-]+(?: [A-Z][\w'-]+)?)[- ]based\b")
@@ -248,6 +248,7 @@ class PatternRules(TurnState):
             return
         # Each pattern below runs only where its literal words are (a substring test first).
         asked = "?" in text
+        low = text.lower()
         for fav in _FAVORITE_ASKED.finditer(text) if asked else ():
             value = noun_phrase(tokenize(fav.group(2)), 5)
             if value and not names_nothing(value):
@@ -265,7 +266,7 @@ class PatternRules(TurnState):
             (_PLACE_BORN, "hometown", ("born", "raised")),
             (_PLACE_BASED, "location", ("based",)),
         ):
-            for said in pattern.finditer(text) if any(c in text for c in cues) else ():
+            for said in pattern.finditer(text) if any(c in low for c in cues) else ():
                 place = self._place(tokenize(next(g for g in said.groups() if g)))
                 if place:
                     self.out.attribute(self._speaker(), key, place)
