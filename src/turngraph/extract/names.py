@@ -175,9 +175,9 @@ def truecase(text: str, known: Iterable[str]) -> str:
 
     def fix(m: re.Match[str]) -> str:
         word = m.group(0)
-        low = word.lower()
+        low = word.lower().removesuffix("'s")  # "daniel's bday": Daniel's
         if low in seen:
-            return seen[low]
+            return seen[low] + word[len(low) :]
         if low in _AMBIGUOUS:
             return word
         if low in gz.FIRST_NAMES or low in gz.PLACES or low in gz.ORGANIZATIONS:
