@@ -453,6 +453,8 @@ class ChangeRules(TurnState):
                 continue
             if words[0].lower() in gz.NOT_NAMES:
                 continue
+            if words[0].islower() and (is_verb(words[0]) or words[0] in v.ADVERBS):
+                continue  # "my boss keeps hinting": no one called Keeps
             words = [w for w in words if w[:1].isupper() or self.lowercase][:2]
             if len(words) > 1 and (
                 words[1].lower() in gz.NOT_NAMES
