@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from turngraph.bench.extraction import items_of
 from turngraph.extract.base import RawExtraction, TurnContext
 from turngraph.extract.keys import canonical_key
 from turngraph.extract.normalize import normalize
@@ -242,3 +243,26 @@ def test_a_relative_time_past_the_calendars_edge_is_no_time(when: datetime, said
     r = RuleExtractor().extract(said, TurnContext(speaker="Ana", role="user", observed_at=when))
     assert r.actions  # the event is still read, only without a date
     assert all(a.occurred_at is None for a in r.actions)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Bit of news: I've started seeing someone, Rafael, we met at climbing.",
+        "The interview went well and I have joined St. John's College of Nursing as a tutor.",
+        "maybe ill switch to a vegan diet next year, not sure yet",
+        "Just moved to lisbon, still surrounded by boxes",
+    ],
+)
+def test_how_a_turn_was_typed_does_not_change_what_it_says(text: str) -> None:
+    """Curly apostrophes, doubled spaces and a capital where a phone puts one give the same
+    items as the plain spelling."""
+
+    def said(r: RawExtraction) -> set[str]:
+        return {i.key().casefold() for i in items_of(r) if i.kind not in ("entity", "instruction")}
+
+    plain = said(run(text))
+    assert plain
+    assert said(run(text.replace("'", "\u2019"))) == plain
+    assert said(run(text.replace(" ", "  "))) == plain
+    assert said(run(text[0].lower() + text[1:])) == plain

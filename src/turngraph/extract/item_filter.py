@@ -63,6 +63,7 @@ def features(kind: str, head: str, value: str, text: str, *, timed: bool = False
     """The features of an item: ``kind`` (attr or action), ``head`` (its key, or its verb),
     ``value`` (its value, or its object and place), the turn's ``text``, and whether it is
     dated."""
+    text, value = _straight(text), _straight(value)
     words = _WORD.findall(value.lower())
     heads = _WORD.findall(head.lower())
     out = [f"kind={kind}", f"head={kind}:{head.lower().strip()}", f"len={min(len(words), 6)}"]
@@ -115,6 +116,11 @@ def features(kind: str, head: str, value: str, text: str, *, timed: bool = False
         if subjects:
             out.append(f"subject={subjects[-1]}")
     return out
+
+
+def _straight(text: str) -> str:
+    """Curly apostrophes as straight ones: "I’ve" reads as "I've"."""
+    return text.replace("\u2019", "'").replace("\u2018", "'")
 
 
 @functools.cache

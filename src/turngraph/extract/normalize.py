@@ -132,6 +132,9 @@ _DAY_STEMS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _SHORT_DAY = Folded(r"\b(last|next|this|on|since|by) (" + "|".join(_DAYS) + r")\b\.?")
 
 
+_BLANKS = re.compile(r"[ \t]{2,}|\t")
+
+
 def normalize(text: str) -> str:
     """``text`` with casual spellings regularized (see the module docstring)."""
     text = (
@@ -144,6 +147,8 @@ def normalize(text: str) -> str:
         .replace("\u2014", " - ")
         .replace(" & ", " and ")
     )
+    if "  " in text or "\t" in text:
+        text = _BLANKS.sub(" ", text)  # "St.  John's", "maybe  ill  switch"
     if _HIGH.search(text):
         text = "".join(
             ". " if _is_emoji(ch) else ("" if ch in "\ufe0f\u200d" else ch) for ch in text
