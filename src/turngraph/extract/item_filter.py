@@ -119,7 +119,7 @@ def features(kind: str, head: str, value: str, text: str, *, timed: bool = False
 
 
 def _straight(text: str) -> str:
-    """Curly apostrophes as straight ones: "I’ve" reads as "I've"."""
+    """Curly apostrophes (U+2019, U+2018) as straight ones: "I've" however it was typed."""
     return text.replace("\u2019", "'").replace("\u2018", "'")
 
 
