@@ -526,7 +526,9 @@ class ChangeRules(TurnState):
             self._pet(self._speaker(), self.last_species, capitalize(m.group("name")))
         told = _NEWS_LEAD.sub("", sentence)  # "Sad news: Bamse died", "Oh, and our cat died"
         m = _DIED.search(told)
-        named = m.group("name") if m and m.group("name").lower() not in gz.NOT_NAMES else None
+        said = m.group("name").lower() if m else ""
+        # "our dog died": a kind of pet, not one called Dog
+        named = m.group("name") if m and said not in gz.NOT_NAMES and said not in gz.PETS else None
         if named:
             # A pet that died is no longer had (for a person, no pet relationship ends).
             self.out.relation(self._speaker(), "has_pet", named, negated=True)
