@@ -400,3 +400,15 @@ def test_a_fact_that_ended_with_nothing_after_it_is_not_the_answer_about_now(
     then = mem.recall("What is Anjali allergic to?", as_of="2024-03-01T00:00:00Z")
     assert then.hits[0].kind == "attribute"
     assert then.hits[0].text.endswith(": cats")
+
+
+def test_a_context_shows_the_turn_behind_a_fact_that_answers(mem: turngraph.Memory) -> None:
+    """ "My dog is called Pixel" sets `pets: dog`; asked for the dog's name, the context gives
+    that fact and, among its passages, the turn that stated it, which names Pixel."""
+    tell(mem, "Dana", [("2024-01-05T10:00:00Z", "My dog is called Pixel.")])
+    rc = mem.recall("dog name")
+    assert rc.hits[0].kind == "attribute"
+    ctx = mem.context("dog name")
+    passages = str(ctx).split("Passages", 1)[-1]
+    assert "My dog is called Pixel." in passages
+    assert str(ctx).count("My dog is called Pixel.") == 1

@@ -9,7 +9,7 @@ Three labelled parts, filled in this order until the token budget is spent:
    who they are (the keys in :data:`PROFILE_KEYS`), then the rest, newest first. Each
    cites the turn that said it.
 3. **Passages**: recall's passages, best first, each with its time, its speaker and any
-   fact it stated that no longer holds.
+   fact it stated that no longer holds (a fact hit is given as the turn that stated it).
 
 Tokens are estimated as one per four characters (no tokenizer of the caller's model is
 known here); what did not fit is listed in ``cut``.

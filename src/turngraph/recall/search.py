@@ -30,7 +30,7 @@ from turngraph.core.validate import (
     parse_datetime,
 )
 from turngraph.errors import ValidationError
-from turngraph.models import MemoryContext, RecallResult
+from turngraph.models import Hit, MemoryContext, RecallResult
 from turngraph.recall.assemble import ATTRIBUTE_HITS, Bounds, Early, assemble
 from turngraph.recall.context import DEFAULT_TOKENS, current_facts, standing_instructions
 from turngraph.recall.context import MAX_TOKENS as MAX_CONTEXT_TOKENS
@@ -301,7 +301,7 @@ class RecallOps:
             people |= {e.id: e for e in self._named_entities(tx, query) if e.type == "person"}
             answering = [h.id for h in rc.hits if h.kind == "attribute"]
             facts = current_facts(tx, list(people), answering)
-        passages = [h for h in rc.hits if h.kind not in ("attribute", "instruction")]
+        passages = _passages(rc)
         cut = [t for t in rc.truncated if t.startswith("hits")]
         if budget < max_tokens:
             cut.append(f"max_tokens: {max_tokens} asked, {budget} is the most")
@@ -872,6 +872,28 @@ def _doubt_facts(
             if speaks_of_change(words, topic) and not value <= set(words):
                 lifted[answer.id] = min(lifted[answer.id], fused[oid] - MARGIN)
                 break
+
+
+def _passages(rc: RecallResult) -> list[Hit]:
+    """The passages of a context: recall's hits but its facts and instructions, in order,
+    with a fact hit standing for the turn that stated it (the fact is among the facts; its
+    turn may say more: "My dog is called Pixel" behind "Dana pets: dog")."""
+    snippets = {s.slug: s for s in rc.snippets}
+    out: list[Hit] = []
+    seen: set[str] = set()
+    for hit in rc.hits:
+        if hit.kind == "instruction" or hit.source.slug in seen:
+            continue
+        if hit.kind == "attribute":
+            said = snippets.get(hit.source.slug)
+            if said is None:
+                continue
+            kind = "turn" if hit.source.turn_id else "observation"
+            update = {"kind": kind, "text": said.text, "observed_at": said.observed_at}
+            hit = hit.model_copy(update={**update, "superseded": []})
+        seen.add(hit.source.slug)
+        out.append(hit)
+    return out
 
 
 def _fact_lift(answer: Answer, tilt: float, at: datetime | None) -> float:
