@@ -30,6 +30,7 @@ from turngraph.core.validate import (
     parse_datetime,
 )
 from turngraph.errors import ValidationError
+from turngraph.extract.base import SINGLE_VALUED
 from turngraph.models import Hit, MemoryContext, RecallResult
 from turngraph.recall.assemble import ATTRIBUTE_HITS, Bounds, Early, assemble
 from turngraph.recall.context import DEFAULT_TOKENS, current_facts, standing_instructions
@@ -827,15 +828,19 @@ _FIRST_PERSON = frozenset("i i've i'm i'd we we've we're we'd".split())
 NEAR_CHANGE = 6  # words between a change word and the word of what changed, at most
 
 
-def speaks_of_change(words: Sequence[str], topic: Collection[str]) -> bool:
+def speaks_of_change(
+    words: Sequence[str], topic: Collection[str], also: Collection[str] = ()
+) -> bool:
     """Whether a turn's words (lower case, in order) say that something of ``topic`` changed
     for the speaker: a change word near a topic word, either no verb ("new job", "not there
     anymore") or a verb right after "I" or "we" ("I've just started at", "we moved"), so
     that "blood work ... I've started iron" and "my manager ... he's quit" say nothing of
-    the speaker's employer."""
+    the speaker's employer. ``also``: more change words the caller counts ("now")."""
     near = [i for i, word in enumerate(words) if word in topic]
     for i, word in enumerate(words):
-        if word not in CHANGE_WORDS or not any(abs(i - j) <= NEAR_CHANGE for j in near):
+        if (word not in CHANGE_WORDS and word not in also) or not any(
+            abs(i - j) <= NEAR_CHANGE for j in near
+        ):
             continue
         if word not in _CHANGE_VERBS or _FIRST_PERSON.intersection(words[max(i - 3, 0) : i]):
             return True
@@ -869,7 +874,12 @@ def _doubt_facts(
             if oid == answer.observation_id or when.get(oid, answer.since) <= answer.since:
                 continue
             words = said.get(oid, [])
-            if speaks_of_change(words, topic) and not value <= set(words):
+            # A single value said again ("still at Globex") is no change; of a kind one may
+            # have several of, "now" near it may say the set changed ("now it's just Pickle,
+            # the cat next door").
+            single = answer.key in SINGLE_VALUED
+            also = () if single else ("now",)
+            if speaks_of_change(words, topic, also) and not (single and value <= set(words)):
                 lifted[answer.id] = min(lifted[answer.id], fused[oid] - MARGIN)
                 break
 
