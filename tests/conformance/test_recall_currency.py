@@ -412,3 +412,15 @@ def test_a_context_shows_the_turn_behind_a_fact_that_answers(mem: turngraph.Memo
     passages = str(ctx).split("Passages", 1)[-1]
     assert "My dog is called Pixel." in passages
     assert str(ctx).count("My dog is called Pixel.") == 1
+
+
+def test_a_kind_said_again_without_a_change_keeps_its_fact_first(mem: turngraph.Memory) -> None:
+    """ "We now walk the dog twice a day" says nothing changed: asked what pets Dana has,
+    `pets: dog` stays first."""
+    told = [
+        ("2024-01-05T10:00:00Z", "I have a dog called Pixel."),
+        ("2024-03-05T10:00:00Z", "We now walk the dog twice a day, he loves it."),
+    ]
+    tell(mem, "Dana", told)
+    first = mem.recall("What pets does Dana have?").hits[0]
+    assert (first.kind, first.text) == ("attribute", "Dana pets: dog")

@@ -263,6 +263,7 @@ def test_how_a_turn_was_typed_does_not_change_what_it_says(text: str) -> None:
 
     plain = said(run(text))
     assert plain
-    assert said(run(text.replace("'", "\u2019"))) == plain
+    if "'" in text:
+        assert said(run(text.replace("'", "\u2019"))) == plain
     assert said(run(text.replace(" ", "  "))) == plain
     assert said(run(text[0].lower() + text[1:])) == plain

@@ -77,7 +77,9 @@ _MY_PARTNER = Folded(
 # "my dog's name is Pixel", "my cat is called Luna", "our puppy is named Bo".
 _PET_NAME_IS = Folded(
     r"\b(?:my|our) (?P<species>" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")"
-    r"(?:'s name is| is called| is named) (?!(?:a|an|the|so|very|really)\b)(?P<name>[\w'-]+)",
+    r"(?:'s name is| is called| is named) "
+    r"(?!(?:a|an|the|so|very|really|after|for|that|this|because|like|by|from|in|on|with|to|"
+    r"it|me|him|her|them|what|when|but|and|or)\b)(?P<name>[\w'-]+)",
 )
 _PETS = "|".join(sorted(gz.PETS, key=len, reverse=True))
 # "my cat, Cobre, is ...", "Cobre, my cat, is ...": a pet named in apposition (case kept).
@@ -527,8 +529,8 @@ class ChangeRules(TurnState):
         told = _NEWS_LEAD.sub("", sentence)  # "Sad news: Bamse died", "Oh, and our cat died"
         m = _DIED.search(told)
         said = m.group("name").lower() if m else ""
-        # "our dog died": a kind of pet, not one called Dog
-        named = m.group("name") if m and said not in gz.NOT_NAMES and said not in gz.PETS else None
+        a_name = said not in gz.NOT_NAMES and said not in gz.PETS and said not in v.KIN
+        named = m.group("name") if m and a_name else None  # not "our dog", "my mom"
         if named:
             # A pet that died is no longer had (for a person, no pet relationship ends).
             self.out.relation(self._speaker(), "has_pet", named, negated=True)

@@ -17,6 +17,7 @@ import functools
 import json
 import math
 import re
+from collections import Counter
 from importlib import resources
 
 _WORD = re.compile(r"[a-z0-9+#']+")
@@ -48,22 +49,43 @@ _NEGATION = frozenset("not never no".split())
 JUDGED_KEYS = frozenset("opinions likes values goals habits hobbies learning".split())
 
 
-def _sentence_of(text: str, words: list[str]) -> str:
-    """The sentence of ``text`` sharing the most words with the item."""
-    best, score = text, -1
-    for sentence in _SENTENCE.split(text):
-        said = set(_WORD.findall(sentence.lower()))
-        found = sum(w in said for w in words)
-        if found > score:
-            best, score = sentence, found
-    return best
+class TurnText:
+    """A turn read once for the filter, however many items it gave: its sentences, their
+    words, and the sentences each word is in (the first :data:`POSTINGS` of them), so an item
+    costs a few lookups, not a pass over the turn."""
+
+    def __init__(self, text: str) -> None:
+        text = _straight(text)
+        self.sentences = _SENTENCE.split(text)
+        self.words = [_WORD.findall(s.lower()) for s in self.sentences]
+        self.where: dict[str, list[int]] = {}
+        for i, said in enumerate(self.words):
+            for word in dict.fromkeys(said):
+                found = self.where.setdefault(word, [])
+                if len(found) < POSTINGS:
+                    found.append(i)
+        self.photo = "[shares" in text
+        self.length = min(sum(len(said) for said in self.words) // 10, 5)
+
+    def sentence_of(self, words: list[str]) -> int:
+        """The sentence sharing the most words with the item (the first of equals)."""
+        shared: Counter[int] = Counter()
+        for word in words:
+            shared.update(self.where.get(word, ()))
+        return min(shared, key=lambda i: (-shared[i], i)) if shared else 0
 
 
-def features(kind: str, head: str, value: str, text: str, *, timed: bool = False) -> list[str]:
+POSTINGS = 64
+
+
+def features(
+    kind: str, head: str, value: str, text: str | TurnText, *, timed: bool = False
+) -> list[str]:
     """The features of an item: ``kind`` (attr or action), ``head`` (its key, or its verb),
-    ``value`` (its value, or its object and place), the turn's ``text``, and whether it is
-    dated."""
-    text, value = _straight(text), _straight(value)
+    ``value`` (its value, or its object and place), the turn it came from (its text, or the
+    text read once), and whether it is dated."""
+    turn = text if isinstance(text, TurnText) else TurnText(text)
+    value = _straight(value)
     words = _WORD.findall(value.lower())
     heads = _WORD.findall(head.lower())
     out = [f"kind={kind}", f"head={kind}:{head.lower().strip()}", f"len={min(len(words), 6)}"]
@@ -82,8 +104,8 @@ def features(kind: str, head: str, value: str, text: str, *, timed: bool = False
             out.append("quantity")
     if ":" in value:
         out.append("opinion")
-    sentence = _sentence_of(text, words + heads)
-    said = _WORD.findall(sentence.lower())
+    at_sentence = turn.sentence_of(words + heads)
+    sentence, said = turn.sentences[at_sentence], turn.words[at_sentence]
     if sentence.strip().endswith("?"):
         out.append("question")
     if sentence.strip().endswith("!"):
@@ -92,13 +114,13 @@ def features(kind: str, head: str, value: str, text: str, *, timed: bool = False
         out.append("you")
     if said and said[0] in _REACTION:
         out.append(f"opens={said[0]}")
-    if sentence == _SENTENCE.split(text)[0]:
+    if sentence == turn.sentences[0]:
         out.append("first_sentence")
-    if "[shares" in text:
+    if turn.photo:
         out.append("photo")
     if _NEGATION & set(said) or "n't" in sentence.lower():
         out.append("negation")
-    out.append(f"turn_len={min(len(_WORD.findall(text.lower())) // 10, 5)}")
+    out.append(f"turn_len={turn.length}")
     if len(words) == 1 and words[0] not in said:
         out.append("not_said")
     # Where the item's verb (or key, or first word) sits in its sentence, and what is before.
@@ -129,7 +151,7 @@ def _model() -> tuple[dict[str, float], float, float]:
     return raw["weights"], float(raw["bias"]), float(raw["threshold"])
 
 
-def score(kind: str, head: str, value: str, text: str, *, timed: bool = False) -> float:
+def score(kind: str, head: str, value: str, text: str | TurnText, *, timed: bool = False) -> float:
     """The model's probability that a reader keeps the item."""
     weights, bias, _ = _model()
     found = features(kind, head, value, text, timed=timed)
@@ -137,7 +159,7 @@ def score(kind: str, head: str, value: str, text: str, *, timed: bool = False) -
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
-def keep(kind: str, head: str, value: str, text: str, *, timed: bool = False) -> bool:
+def keep(kind: str, head: str, value: str, text: str | TurnText, *, timed: bool = False) -> bool:
     """Whether the item stays: always for a key that is not judged, else when its score
     reaches the threshold chosen on the development labels."""
     if kind == "attr" and head not in JUDGED_KEYS:

@@ -188,8 +188,14 @@ _MY_PET = re.compile(
     r"\b(?:[Mm]y|[Oo]ur) (" + "|".join(sorted(gz.PETS, key=len, reverse=True)) + r")s?,? "
     r"(?:named |called )?([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)(?: and ([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+))?"
 )
-# "Our cat Misu died last week": a pet named as it is lost is not one the speaker has.
-_PET_GONE = re.compile(r"\b(?:died|passed away|put down|is gone|ran away)\b", re.IGNORECASE)
+# "Our cat Misu died last week": a pet named as it is lost (right after its name) is not
+# one the speaker has.
+_PET_GONE = re.compile(
+    r"\W{0,3}(?:(?:sadly|just|finally|recently|has|had|was|got)\s+){0,2}"
+    r"(?:died|passed away|passed|was put down|put down|is gone|ran away)\b",
+    re.IGNORECASE,
+)
+_GONE_ROOM = 40  # characters after a pet's name read for its loss
 _THEIR_NAME = re.compile(
     r"\b(?:[Hh]er|[Hh]is|[Ii]ts|[Tt]heir) names? (?:is|are) "
     r"([A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+(?:(?:, | and |, and | & )[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)*)"
@@ -350,8 +356,9 @@ class PatternRules(TurnState):
                 title = noun_phrase(tokenize(m.group(1)), 5)
                 if title and title[-1].lower() in gz.JOB_WORDS:
                     self.out.attribute(self._speaker(), "job_title", " ".join(title))
-            pets = _MY_PET.finditer(sentence) if not _PET_GONE.search(sentence) else iter(())
-            for m in pets:
+            for m in _MY_PET.finditer(sentence):
+                if _PET_GONE.match(sentence, m.end(), m.end() + _GONE_ROOM):
+                    continue  # "Our cat Misu died last week": not a pet the speaker has now
                 for name in (m.group(2), m.group(3)):
                     if name and name.lower() not in gz.NOT_NAMES:
                         self._pet(self._speaker(), m.group(1).lower(), name)

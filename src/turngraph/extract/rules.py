@@ -276,13 +276,17 @@ class RuleExtractor:
 
 def _kept(found: RawExtraction, text: str) -> RawExtraction:
     """What the learned item filter keeps of a turn's attributes and actions: endings and
-    facts of the keys that say who someone is always."""
+    facts of the keys that say who someone is always. The turn is read once, as far as the
+    extraction read it."""
+    if not found.attributes and not found.actions:
+        return found
+    turn = item_filter.TurnText(text[:MAX_EXTRACT_CHARS])
     return replace(
         found,
         attributes=tuple(
             a
             for a in found.attributes
-            if a.negated or item_filter.keep("attr", a.key, a.value, text)
+            if a.negated or item_filter.keep("attr", a.key, a.value, turn)
         ),
         actions=tuple(
             a
@@ -291,7 +295,7 @@ def _kept(found: RawExtraction, text: str) -> RawExtraction:
                 "action",
                 a.verb,
                 f"{a.object or ''} {a.place or ''}".strip(),
-                text,
+                turn,
                 timed=a.occurred_at is not None,
             )
         ),

@@ -823,6 +823,7 @@ CHANGE_WORDS = frozenset(
 )
 # Of those, the verbs: they speak of the speaker's change only with the speaker as subject
 # ("I've quit", "we moved"), not "my manager ... he's quit".
+_NOW_ONLY = re.compile(r"\bnow (?:(?:it's|its|it is|there's|we have|i have) )?(?:just|only)\b")
 _CHANGE_VERBS = frozenset("moved started joined switched changed quit left stopped became".split())
 _FIRST_PERSON = frozenset("i i've i'm i'd we we've we're we'd".split())
 NEAR_CHANGE = 6  # words between a change word and the word of what changed, at most
@@ -875,10 +876,10 @@ def _doubt_facts(
                 continue
             words = said.get(oid, [])
             # A single value said again ("still at Globex") is no change; of a kind one may
-            # have several of, "now" near it may say the set changed ("now it's just Pickle,
-            # the cat next door").
+            # have several of, "now it's just" / "now only" near it says the set changed
+            # ("now it's just Pickle, the cat next door"; "we now walk the dog" does not).
             single = answer.key in SINGLE_VALUED
-            also = () if single else ("now",)
+            also = ("now",) if not single and _NOW_ONLY.search(" ".join(words)) else ()
             if speaks_of_change(words, topic, also) and not (single and value <= set(words)):
                 lifted[answer.id] = min(lifted[answer.id], fused[oid] - MARGIN)
                 break
@@ -900,7 +901,7 @@ def _passages(rc: RecallResult) -> list[Hit]:
                 continue
             kind = "turn" if hit.source.turn_id else "observation"
             update = {"kind": kind, "text": said.text, "observed_at": said.observed_at}
-            hit = hit.model_copy(update={**update, "superseded": []})
+            hit = hit.model_copy(update=update)
         seen.add(hit.source.slug)
         out.append(hit)
     return out
