@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from turngraph.bench.extraction import ingest, run_suite, suite_items
+from turngraph.bench.extraction import Item, ingest, run_suite, suite_items
 from turngraph.extract import item_filter
 from turngraph.extract.item_filter import JUDGED_KEYS, features
 from turngraph.extract.rules import RuleExtractor
@@ -43,20 +43,14 @@ OUT = ROOT / "src" / "turngraph" / "extract" / "item_filter.json"
 Example = tuple[str, list[str], int]  # conversation, features, label
 
 
-def _example(line: str, text: str) -> list[str] | None:
-    """The features of one item line, or None for an item the filter never judges."""
-    parts = [p.strip() for p in line.split("|")]
-    kind = parts[0]
-    if kind not in ("attr", "action") or len(parts) < 3:
+def _example(item: Item, text: str) -> list[str] | None:
+    """The features of one item, or None for an item the filter never judges."""
+    if item.kind not in ("attr", "action"):
         return None
-    head = parts[2]
-    if kind == "attr" and head not in JUDGED_KEYS:
+    if item.kind == "attr" and item.predicate not in JUDGED_KEYS:
         return None
-    value = parts[3] if len(parts) > 3 else ""
-    timed = kind == "action" and len(parts) > 4 and bool(parts[4])
-    if kind == "action" and len(parts) > 5:
-        value = f"{value} {parts[5]}".strip()
-    return features(kind, head, value, text, timed=timed)
+    value = f"{item.object} {item.place}".strip() if item.kind == "action" else item.object
+    return features(item.kind, item.predicate, value, text, timed=bool(item.time))
 
 
 def examples(files: list[Path]) -> list[Example]:
@@ -71,7 +65,7 @@ def examples(files: list[Path]) -> list[Example]:
             marks = labels.get(f"{turn.conversation}:{turn.dia_id}", {})
             for item in turn.items:
                 label = marks.get(item.key())
-                found = _example(item.key(), turn.text) if label else None
+                found = _example(item, turn.text) if label else None
                 if found is not None:
                     out.append((turn.conversation, found, int(label == "correct")))
         print(f"{path.stem}: {len(out)} examples so far", file=sys.stderr)
@@ -83,7 +77,7 @@ def suite_examples() -> list[Example]:
     expects the item, 0 when it does not (a case lists what is worth recording)."""
     out: list[Example] = []
     for text, item, wanted in suite_items(RuleExtractor(filtered=False), SUITE):
-        found = _example(item.key(), text)
+        found = _example(item, text)
         if found is not None:
             out.append(("suite", found, int(wanted)))
     return out

@@ -868,18 +868,18 @@ def _doubt_facts(
     if not head:
         return
     said = {o.id: _WORD.findall(o.content.lower()) for o in tx.get_observations(head)}
+    # "now it's just" / "now only": for a kind one may have several of, the set changed
+    # ("now it's just Pickle, the cat next door"; "we now walk the dog" says nothing of it).
+    now_only = {oid: bool(_NOW_ONLY.search(" ".join(words))) for oid, words in said.items()}
     for answer in current:
         value = set(_WORD.findall(answer.value.lower()))
         topic = set(CUES.get(answer.key, ()))
+        single = answer.key in SINGLE_VALUED  # said again ("still at Globex"): no change
         for oid in head:
             if oid == answer.observation_id or when.get(oid, answer.since) <= answer.since:
                 continue
             words = said.get(oid, [])
-            # A single value said again ("still at Globex") is no change; of a kind one may
-            # have several of, "now it's just" / "now only" near it says the set changed
-            # ("now it's just Pickle, the cat next door"; "we now walk the dog" does not).
-            single = answer.key in SINGLE_VALUED
-            also = ("now",) if not single and _NOW_ONLY.search(" ".join(words)) else ()
+            also = ("now",) if not single and now_only.get(oid) else ()
             if speaks_of_change(words, topic, also) and not (single and value <= set(words)):
                 lifted[answer.id] = min(lifted[answer.id], fused[oid] - MARGIN)
                 break
