@@ -1,7 +1,7 @@
 """Concurrent agents against one server on 127.0.0.1: throughput, latency and errors.
 
     .venv/bin/python benchmarks/load.py [--clients 50] [--seconds 60] [--think 5.0]
-        [--postgres] [--servers 1]
+        [--postgres] [--servers 1] [--compare ROUNDS]
 
 Starts ``turngraph serve`` on a fresh database in a temporary folder (SQLite, or with
 ``--postgres`` a throwaway PostgreSQL; ``--servers 2`` starts two servers on it, each client
@@ -14,6 +14,11 @@ the server" is the time each recall took inside the server (``queryMs`` of its r
 the rest of a recall's time is HTTP, authentication and waiting for the server's threads.
 On SQLite it also samples the write-ahead log's size twice a second and prints its peak
 (``--think 0`` for sustained writes beside concurrent reads).
+
+``--compare N``: SQLite, PostgreSQL and two servers on one PostgreSQL, one after the other,
+N times over (each on a fresh database, with the same clients and load), then every setup's
+recall p99 by round, their median and its ratio to SQLite's median: the setups measured in
+one invocation, so that a host's speed, which moves within the hour, moves them alike.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import tempfile
 import threading
 import time
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -150,19 +156,24 @@ class WalSampler:
             self._thread.join()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--clients", type=int, default=50)
-    parser.add_argument("--seconds", type=float, default=60)
-    parser.add_argument("--think", type=float, default=5.0)
-    parser.add_argument("--port", type=int, default=8799)
-    parser.add_argument("--postgres", action="store_true", help="a throwaway PostgreSQL")
-    parser.add_argument("--servers", type=int, default=1, help="servers on the one database")
-    args = parser.parse_args()
+@dataclass
+class Outcome:
+    """One run of the clients against one setup."""
+
+    setup: str
+    lat: dict[str, list[float]]
+    errors: list[str]
+    took: float
+    wal: WalSampler
+
+
+def load(args: argparse.Namespace, *, postgres: bool, servers: int) -> Outcome:
+    """A fresh database (SQLite, or a throwaway PostgreSQL), ``servers`` servers on it, and
+    the clients against them for ``args.seconds``."""
     with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
         path = (
             stack.enter_context(throwaway_postgres(Path(tmp)))
-            if args.postgres
+            if postgres
             else str(Path(tmp) / "load.db")
         )
         with turngraph.open(path) as db:
@@ -175,7 +186,7 @@ def main() -> None:
                 db.access.create_principal(f"agent-{i}")
                 db.access.grant(f"agent-{i}", row, "read_write")
                 keys.append(db.access.create_key(f"agent-{i}")[1])
-        servers = [
+        procs = [
             subprocess.Popen(
                 [
                     sys.executable,
@@ -190,9 +201,9 @@ def main() -> None:
                 stdout=subprocess.DEVNULL,
                 env={**os.environ},
             )
-            for n in range(args.servers)
+            for n in range(servers)
         ]
-        bases = [f"http://127.0.0.1:{args.port + n}" for n in range(args.servers)]
+        bases = [f"http://127.0.0.1:{args.port + n}" for n in range(servers)]
         try:
             for base in bases:
                 for _ in range(1200):
@@ -205,21 +216,25 @@ def main() -> None:
             # a full pass over this process's heap, and count it as the server's latency.
             gc.collect()
             gc.freeze()
-            wal = WalSampler(None if args.postgres else Path(path))
+            wal = WalSampler(None if postgres else Path(path))
             lat, errors, took = asyncio.run(run(bases, keys, args.seconds, args.think))
             wal.stop()
         finally:
-            for server in servers:
-                server.terminate()
-                server.wait(10)
+            for proc in procs:
+                proc.terminate()
+                proc.wait(10)
+            gc.unfreeze()
+    backend = "PostgreSQL" if postgres else "SQLite"
+    setup = backend if servers == 1 else f"{backend}, {servers} servers"
+    return Outcome(setup, lat, errors, took, wal)
+
+
+def report(out: Outcome, args: argparse.Namespace) -> None:
+    lat, took, wal = out.lat, out.took, out.wal
     total = len(lat["remember"]) + len(lat["recall"])
     print(
-        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
-    )
-    backend = "PostgreSQL" if args.postgres else "SQLite"
-    print(
         f"{args.clients} clients, {args.seconds:g} s, think {args.think:g} s between turns, "
-        f"{args.servers} server(s) on {backend}\n"
+        f"{out.setup}\n"
     )
     print("| operation | requests | per second | p50 (ms) | p99 (ms) |")
     print("|---|---:|---:|---:|---:|")
@@ -235,9 +250,56 @@ def main() -> None:
             f"beside a database of {wal.database / 1e6:.1f} MB; peak per minute (MB): "
             + ", ".join(f"{v / 1e6:.0f}" for v in wal.per_minute)
         )
-    print(f"\nerrors: {len(errors)}")
-    for e in errors[:20]:
+    print(f"\nerrors: {len(out.errors)}")
+    for e in out.errors[:20]:
         print("  " + e)
+    print(flush=True)
+
+
+def compare(outcomes: list[Outcome]) -> None:
+    """Each setup's recall p99 per round, their median, and its ratio to SQLite's."""
+    setups = list(dict.fromkeys(o.setup for o in outcomes))
+    p99 = {s: [pct(o.lat["recall"], 99) for o in outcomes if o.setup == s] for s in setups}
+    base = statistics.median(p99["SQLite"])
+    print("| setup | recall p99 by round (ms) | median (ms) | ratio to SQLite | errors |")
+    print("|---|---|---:|---:|---:|")
+    for s in setups:
+        errors = sum(len(o.errors) for o in outcomes if o.setup == s)
+        median = statistics.median(p99[s])
+        print(
+            f"| {s} | {', '.join(f'{v:.1f}' for v in p99[s])} | {median:.1f} | "
+            f"{median / base:.2f} | {errors} |"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--think", type=float, default=5.0)
+    parser.add_argument("--port", type=int, default=8799)
+    parser.add_argument("--postgres", action="store_true", help="a throwaway PostgreSQL")
+    parser.add_argument("--servers", type=int, default=1, help="servers on the one database")
+    parser.add_argument(
+        "--compare",
+        type=int,
+        metavar="ROUNDS",
+        default=0,
+        help="instead: SQLite, PostgreSQL and two servers on PostgreSQL, one after the other, "
+        "ROUNDS times; prints each run and every setup's recall p99 beside SQLite's",
+    )
+    args = parser.parse_args()
+    machine = f"{platform.machine()}, {os.cpu_count()} CPUs"
+    print(f"machine: {machine}, Python {platform.python_version()}\n")
+    if not args.compare:
+        report(load(args, postgres=args.postgres, servers=args.servers), args)
+        return
+    outcomes = []
+    for _ in range(args.compare):
+        for postgres, servers in ((False, 1), (True, 1), (True, 2)):
+            outcomes.append(load(args, postgres=postgres, servers=servers))
+            report(outcomes[-1], args)
+    compare(outcomes)
 
 
 if __name__ == "__main__":
