@@ -13,6 +13,7 @@ import turngraph
 import turngraph.store.sqlite as sqlite_store
 from turngraph.core.maintenance import check_database
 from turngraph.errors import ConflictError, StoreError
+from turngraph.recall.index import wait_for_index
 from turngraph.store.sqlite import TABLE_REBUILD, apply_migrations, load_migrations
 
 NAMES_PER_ORGANIZATION = "0011_memory_names_per_organization"
@@ -156,3 +157,38 @@ ALTER TABLE parents_rebuilt RENAME TO parents;
         assert conn.execute("SELECT name FROM _migrations").fetchall() == [("0001_tables",)]
         assert conn.execute("PRAGMA foreign_keys").fetchone() == (1,)
         assert conn.execute("PRAGMA legacy_alter_table").fetchone() == (0,)
+
+
+NO_ATTRIBUTE_VECTORS = "0014_no_attribute_vectors"
+
+
+def test_attributes_leave_the_vector_index_and_are_no_longer_queued(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "previous.db"
+    previous = [m for m in load_migrations("sqlite") if m[0] != NO_ATTRIBUTE_VECTORS]
+    with monkeypatch.context() as patch:
+        patch.setattr(sqlite_store, "load_migrations", lambda dialect: previous)
+        with turngraph.open(path) as db:
+            db.create_memory("team").remember("I live in Porto.", speaker="Ana")
+    kinds = (
+        "SELECT DISTINCT kind FROM "
+        "(SELECT kind FROM vectors UNION ALL SELECT kind FROM index_queue)"
+    )
+    with closing(sqlite3.connect(path)) as conn:
+        assert ("attribute",) in conn.execute(kinds).fetchall()  # queued, or embedded
+
+    with turngraph.open(path) as db:
+        team = db.memory("team")
+        team.remember("We moved to Lisbon last week.", speaker="Ana")
+        assert wait_for_index(db.store, timeout=60)
+        ana = team.state(limit=50).identity.attributes
+        assert [a.value for a in ana if a.key == "location"] == ["Lisbon"]
+        assert "Lisbon" in team.recall("Where does Ana live?").hits[0].text
+    with closing(sqlite3.connect(path)) as conn:
+        assert sorted(conn.execute(kinds).fetchall()) == [
+            ("entity",),
+            ("observation",),
+            ("window",),
+        ]
+    assert check_database(path).ok

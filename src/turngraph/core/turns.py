@@ -851,8 +851,8 @@ def _put_turn_vectors(
     """Store, in the turns' write, their vectors and those of the windows it changed, each
     derived from its turns' vectors as the indexer derives it
     (:func:`~turngraph.recall.index.window_vector`). With ``queued`` (the extraction wrote
-    entities or attributes, which the store queued) those are embedded here too: a few short
-    texts, the one model call made inside the write, and only the write's own (stamped
+    something, so entities it named or described may be queued) those are embedded here too:
+    a few short texts, the one model call made inside the write, and only the write's own (stamped
     ``now``), never rows other writes left queued. A window with a turn that has no vector
     yet, or more rows than a batch, is left to the indexer. Returns whether nothing of the
     write was left queued."""
@@ -900,8 +900,8 @@ def _put_turn_vectors(
 
 
 def _wrote(extraction: Extraction) -> bool:
-    """Whether an applied extraction wrote anything (its entities and attributes are
-    queued for their vectors)."""
+    """Whether an applied extraction wrote anything (the entities it wrote or described
+    anew are queued for their vectors)."""
     return any(getattr(extraction, field) for field in EXTRACTION_KINDS)
 
 

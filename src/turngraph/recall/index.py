@@ -1,7 +1,8 @@
 """Keeping vectors current: embed what the write queued, after its transaction commits.
 
-Triggers queue every inserted or changed observation, entity and attribute, and a turn's write
-queues its window and the previous turn's; this pass embeds the queued texts outside any lock
+Triggers queue every inserted or changed observation and entity (attributes have no vectors:
+they are found by their words and through their entity), and a turn's write queues its window
+and the previous turn's; this pass embeds the queued texts outside any lock
 (each text once; a window is derived from its turns' vectors, never embedded) and stores each
 vector only if its text has not changed in the meantime (otherwise it stays queued for the
 next pass). A writer embeds at most one batch
@@ -177,7 +178,7 @@ def _vectors(
 def embed_text(row: QueuedRow) -> str:
     """The text a queued row's vector embeds: a turn as its speaker says it, a note with its
     title, an entity by name, description and the queries it answers, a window by the search
-    context its turn was given, an attribute as "entity key value"."""
+    context its turn was given."""
     if row.kind == "observation":
         if row.speaker is not None:
             return spoken_text(row.speaker, row.content)
@@ -185,8 +186,6 @@ def embed_text(row: QueuedRow) -> str:
     if row.kind == "entity":
         text = f"{row.name}: {row.content}"
         return f"{text} {' '.join(row.queries)}" if row.queries else text
-    if row.kind == "attribute":
-        return f"{row.name} {row.key.replace('_', ' ')} {row.content}"
     return row.content  # window
 
 

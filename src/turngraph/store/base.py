@@ -271,8 +271,8 @@ class RecallReads(Protocol):
     def vector_count(self, kind: str) -> int: ...
     def index_queue(self, *, limit: int, written_at: datetime | None = None) -> list[QueuedRow]:
         """Rows of this memory waiting for their vector, by kind and ref. With
-        ``written_at``, only the entities and attributes a write stamped with that time
-        wrote (an entity's ``updated_at``, an attribute's ``created_at``): its own."""
+        ``written_at``, only the entities a write stamped with that time (their
+        ``updated_at``) wrote: its own."""
         ...
 
     def window_turns(

@@ -63,7 +63,7 @@ _TABLES: dict[str, str] = {
 _LABELS: dict[str, dict[str, str]] = {
     kind: dict(zip(fields, "ABC", strict=False)) for kind, fields in TEXT_FIELDS.items()
 }
-# The key a row of each kind is returned by (attributes: their ref, as in the index queue).
+# The key a row of each kind is returned by (attributes: their ref, the backend's own key).
 _KEYS = {"observation": "id", "entity": "id", "attribute": "ref"}
 
 
@@ -92,25 +92,19 @@ class SearchReads(Statements):
         mine = (
             ""
             if written_at is None
-            else "AND (EXISTS (SELECT 1 FROM entities x WHERE index_queue.kind = 'entity' "
+            else "AND EXISTS (SELECT 1 FROM entities x WHERE index_queue.kind = 'entity' "
             "AND x.memory_id = %(m)s AND x.id = index_queue.ref AND x.updated_at = %(at)s) "
-            "OR EXISTS (SELECT 1 FROM attributes x WHERE index_queue.kind = 'attribute' "
-            "AND x.memory_id = %(m)s AND x.ref = index_queue.ref AND x.created_at = %(at)s)) "
         )
         rows = self._all(
             "WITH q AS (SELECT kind, ref FROM index_queue WHERE memory_id = %(m)s "
             f"{mine}ORDER BY kind, ref LIMIT %(n)s) "
             "SELECT q.kind, q.ref, o.id, o.title, o.content, coalesce(t.speaker, t.role), "
-            "o.search_context, e.id, e.name, e.description, e.retrieval_queries, "
-            "ae.id, ae.name, a.key, a.value FROM q "
+            "o.search_context, e.id, e.name, e.description, e.retrieval_queries FROM q "
             "LEFT JOIN observations o ON q.kind IN ('observation', 'window') "
             "AND o.memory_id = %(m)s AND o.id = q.ref "
             "LEFT JOIN turns t ON q.kind = 'observation' AND t.memory_id = %(m)s "
             "AND t.observation_id = q.ref "
             "LEFT JOIN entities e ON q.kind = 'entity' AND e.memory_id = %(m)s AND e.id = q.ref "
-            "LEFT JOIN attributes a ON q.kind = 'attribute' AND a.memory_id = %(m)s "
-            "AND a.ref = q.ref "
-            "LEFT JOIN entities ae ON ae.memory_id = %(m)s AND ae.id = a.entity_id "
             "ORDER BY q.kind, q.ref",
             {"m": self.memory_id, "n": limit, "at": written_at},
         )
@@ -656,6 +650,4 @@ def _queued(r: Sequence[Any]) -> QueuedRow:
         return QueuedRow(kind, ref, r[6])
     if kind == "entity" and r[7] is not None:
         return QueuedRow(kind, ref, r[9], name=r[8], queries=tuple(json.loads(r[10])))
-    if kind == "attribute" and r[11] is not None:
-        return QueuedRow(kind, ref, r[14], name=r[12], key=r[13])
     return QueuedRow(kind, ref)  # its source is gone: it leaves the queue, embedding nothing

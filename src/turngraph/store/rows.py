@@ -284,17 +284,16 @@ class QueuedRow:
 
     observation: ``title``, ``content``, and ``speaker`` (the speaker, else the role) when it
     is a turn; entity: ``name``, ``content`` (its description), ``queries``; window: its
-    ``content`` (the search context the core stored for the turn); attribute: ``name`` (its
-    entity's), ``key``, ``content`` (its value).
+    ``content`` (the search context the core stored for the turn). Attributes have no
+    vectors: they are found by their words and through their entity.
     """
 
-    kind: str  # observation | entity | window | attribute
+    kind: str  # observation | entity | window
     ref: int
     content: str = ""
     title: str = ""
     speaker: str | None = None
     name: str = ""
-    key: str = ""
     queries: tuple[str, ...] = ()
 
 

@@ -84,11 +84,10 @@ class SearchReads:
             stamp = to_db(written_at)
             queued = self._all(
                 "SELECT q.kind, q.ref FROM index_queue q "
-                "LEFT JOIN entities e ON q.kind = 'entity' AND e.id = q.ref "
-                "LEFT JOIN attributes a ON q.kind = 'attribute' AND a.rowid = q.ref "
-                "WHERE q.memory_id=? AND (e.updated_at = ? OR a.created_at = ?) "
+                "JOIN entities e ON q.kind = 'entity' AND e.id = q.ref "
+                "WHERE q.memory_id=? AND e.updated_at = ? "
                 "ORDER BY q.kind, q.ref LIMIT ?",
-                (self.memory_id, stamp, stamp, limit),
+                (self.memory_id, stamp, limit),
             )
         refs: dict[str, list[int]] = {}
         for kind, ref in queued:
@@ -120,14 +119,6 @@ class SearchReads:
                 batch,
             ):
                 found["window", ref] = QueuedRow("window", ref, context)
-        for batch in _chunks(refs.get("attribute", [])):
-            for ref, name, key, value in self._all(
-                "SELECT a.rowid, e.name, a.key, a.value FROM attributes a "
-                "JOIN entities e ON e.id = a.entity_id "
-                f"WHERE a.rowid IN ({_placeholders(len(batch))})",
-                batch,
-            ):
-                found["attribute", ref] = QueuedRow("attribute", ref, value, name=name, key=key)
         # A queued row whose source is gone still leaves the queue (with nothing to embed).
         return [found.get((kind, ref), QueuedRow(kind, ref)) for kind, ref in queued]
 
