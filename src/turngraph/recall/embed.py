@@ -28,7 +28,7 @@ from turngraph.errors import ExtractionError, ValidationError
 Vectors = npt.NDArray[np.float32]
 DEFAULT_EMBEDDER = "minilm-l6-v2-int8"
 MAX_TOKENS = 256
-GROUP = 4  # texts of similar length run through the model together (more runs slower)
+GROUP = 2  # texts of similar length run through the model together (see embed())
 
 
 class Embedder(Protocol):
@@ -110,21 +110,21 @@ class OnnxEmbedder:
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Texts to vectors, in order. The model's time grows with the tokens it reads,
-        padding included, so texts run in groups of similar length (at most :data:`GROUP`
+        padding included, so texts run in groups of similar length (about :data:`GROUP`
         to a run): a short turn never pads to the length of a long one. The groups are as
         many as it takes, rounded up to a multiple of the threads, and the longest go
-        first, so that no thread is left running the last group alone (a session's few
-        dozen turns embed 7% faster than in groups of GROUP, shortest first)."""
+        first, so that no thread is left running the last group alone. A session's few
+        dozen turns embed about 15% faster so than in groups of four, shortest first
+        (docs/benchmarks.md); a batch of hundreds, as fast."""
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if not texts:
             return out
         with self._lock:
             encoded = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
         order = sorted(range(len(encoded)), key=lambda i: -len(encoded[i]))
-        runs = -(-len(order) // GROUP)
-        runs = -(-runs // self._threads) * self._threads
-        size = -(-len(order) // runs)
-        groups = [order[i : i + size] for i in range(0, len(order), size)]
+        n = len(order)
+        runs = min(n, -(-(-(-n // GROUP)) // self._threads) * self._threads)
+        groups = [order[i * n // runs : (i + 1) * n // runs] for i in range(runs)]
 
         def run(group: list[int]) -> None:
             width = len(encoded[group[0]])  # the longest first
