@@ -1,14 +1,16 @@
-"""PostgreSQL: where the time of remember() goes, statement by statement.
+"""PostgreSQL: where the time of remember() and recall() goes, statement by statement.
 
     .venv/bin/python benchmarks/postgres_statements.py CONVERSATION.json
-        [--turns 600] [--neighbour OTHER.json] [--db postgresql://...]
+        [--turns 600] [--neighbour OTHER.json] [--db postgresql://...] [--recalls N]
 
 On a throwaway PostgreSQL (the dev extra's pgserver), or the empty database ``--db`` names:
 first a neighbour memory built from ``--neighbour`` (remember_many per session, then
 ``ANALYZE``: a database in use, whose statistics know its memories), then a new memory fed
 the first ``--turns`` turns of the conversation one remember() at a time (default embedder,
 embedding inline). Prints remember() p50 / p95 and the statements ranked by their time per
-turn, each statement timed around psycopg's ``Connection.execute``.
+turn, each statement timed around psycopg's ``Connection.execute``. With ``--recalls N``,
+then the same for the conversation's first N questions (categories 1-4) asked of
+``recall(k=10)``, by recall.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=600)
     parser.add_argument("--neighbour", type=Path, help="a conversation for the other memory")
     parser.add_argument("--db", help="an empty PostgreSQL database instead of a throwaway one")
+    parser.add_argument("--recalls", type=int, default=0, help="then time this many recalls")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
         url = args.db or stack.enter_context(throwaway_postgres(Path(tmp)))
@@ -91,17 +94,34 @@ def main() -> None:
                 _turn_text(turn), session_id=session, speaker=turn["speaker"], observed_at=when
             )
             took.append((time.perf_counter() - began) * 1000)
+        report(spent, took, "turn", "remember")
+        if args.recalls:
+            data = json.loads(args.conversation.read_text("utf-8"))
+            asked = [q["question"] for q in data.get("qa", []) if q.get("category") in (1, 2, 3, 4)]
+            for question in asked[:10]:  # warm: the vector matrices and the query cache
+                mem.recall(f"{question} (warming)", k=10)
+            spent.clear()
+            took = []
+            for question in asked[: args.recalls]:
+                began = time.perf_counter()
+                mem.recall(question, k=10)
+                took.append((time.perf_counter() - began) * 1000)
+            print()
+            report(spent, took, "recall", "recall")
         psycopg.Connection.execute = execute  # type: ignore[method-assign]
         db.close()
-    n = len(chosen)
+
+
+def report(spent: dict[str, list[float]], took: list[float], unit: str, call: str) -> None:
+    n = len(took)
     cuts = statistics.quantiles(took, n=100)
     total = sum(sum(v) for v in spent.values())
-    print(f"{n} turns: remember p50 {cuts[49]:.1f} ms, p95 {cuts[94]:.1f} ms")
+    print(f"{n} {unit}s: {call} p50 {cuts[49]:.1f} ms, p95 {cuts[94]:.1f} ms")
     print(
-        f"statements: {sum(len(v) for v in spent.values()) / n:.1f} a turn, "
-        f"{total / n * 1000:.1f} ms a turn\n"
+        f"statements: {sum(len(v) for v in spent.values()) / n:.1f} a {unit}, "
+        f"{total / n * 1000:.1f} ms a {unit}\n"
     )
-    print("| ms a turn | runs a turn | statement |")
+    print(f"| ms a {unit} | runs a {unit} | statement |")
     print("|---:|---:|---|")
     for text, times in sorted(spent.items(), key=lambda kv: -sum(kv[1]))[:40]:
         print(f"| {sum(times) / n * 1000:.2f} | {len(times) / n:.1f} | `{text}` |")
