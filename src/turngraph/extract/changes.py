@@ -119,12 +119,13 @@ _PET_DIED = Folded(
     r"(?:died|passed away|" + _PASSED + r"|was put down|had to be put down|is gone)\b",
 )
 _ACTIVITY = (
-    r"(?P<what>(?:[a-z]+ing|yoga|pilates|pottery|crochet|football|soccer|tennis|golf|chess|"
+    r"(?P<what>(?:[a-z]+ing|(?:(?:acoustic|electric|bass|classical|jazz) )?"
+    r"(?:yoga|pilates|pottery|crochet|football|soccer|tennis|golf|chess|"
     r"rugby|cricket|basketball|volleyball|badminton|squash|karate|judo|boxing|kickboxing|"
     r"ballet|salsa|piano|guitar|drums|violin|crossfit|parkour|bouldering|triathlon|"
     r"marathon running|5-a-side football|five-a-side football|padel|netball|hockey|baseball|"
     r"softball|handball|lacrosse|pickleball|fencing|archery|taekwondo|aikido|jiu-jitsu|"
-    r"muay thai|water polo))"
+    r"muay thai|water polo)))"
 )
 _STOPPED = Folded(
     r"(?:^(?:(?:also|and|oh|so|well|anyway|ok|okay|update)\b[,:!]?\s*){0,2}|\bI(?:'ve| have)?\s+|"
@@ -134,14 +135,14 @@ _STOPPED = Folded(
 )
 _STARTED = Folded(
     r"\bI(?:'ve| have)?\s+(?:also\s+|just\s+|finally\s+|actually\s+|recently\s+)*"
-    r"(?:started|took up|taken up|picked up|got into|begun|began)\s+(?:a |an |doing |going )?"
-    + _ACTIVITY
-    + r"\b",
+    r"(?:started|took up|taken up|picked up|got into|begun|began)\s+"
+    r"(?:a |an |doing |going |playing (?:the )?)?" + _ACTIVITY + r"\b",
 )
 _JOINED_CLUB = Folded(
     r"\bI(?:'ve| have)?\s+(?:also\s+|just\s+|finally\s+)*(?:joined|join|signed up for|"
-    r"started)\s+(?:a |an |the |my )?(?:local )?(?P<what>[a-z-]+(?: [a-z-]+)?) "
-    r"(?:club|class|classes|team|league|group|course|lessons|gym)\b",
+    r"started)\s+(?:a |an |the |my )?(?:local )?"
+    r"(?!(?:a|an|the|my)\b)(?P<what>[a-z-]+(?: [a-z-]+)?) "
+    r"(?P<body>club|class|classes|team|league|group|course|lessons|gym)\b",
 )
 # "Aker Solutions, my employer, ...", "my employer is Equinor".
 _MY_EMPLOYER = Folded(
@@ -225,7 +226,11 @@ _HERE_IN = Folded(
 _NOT_ACTIVITIES = frozenset(
     "new job work school project book support study reading writing meeting working "
     "something nothing anything everything feeling getting going doing being having "
-    "thinking looking trying seeing dating talking living using taking".split()
+    "thinking looking trying seeing dating talking living using taking "
+    # what one starts that is no pastime by itself ("started caring more about", "started
+    # teaching people how", "started transitioning"), or not without what is played
+    "playing teaching helping learning caring transitioning making saving planning "
+    "preparing focusing struggling healing recovering questioning wondering".split()
 )
 # Words before a pastime that are not part of it ("joined a new tennis club").
 _ACTIVITY_LEADS = frozenset("new local nearby different another".split())
@@ -553,6 +558,8 @@ class ChangeRules(TurnState):
         for pattern in (_STARTED, _I_GO, _JOINED_CLUB):
             for m in pattern.finditer(sentence):
                 what = m.group("what").lower()
+                if pattern is _JOINED_CLUB and m.group("body") == "group" and "ing" not in what:
+                    continue  # a writers' group, a support group: people, not a pastime
                 if what.split()[0] in _ACTIVITY_LEADS and " " in what:
                     what = what.split(maxsplit=1)[1]
                 if what.split()[0] not in _NOT_ACTIVITIES | _ACTIVITY_LEADS:

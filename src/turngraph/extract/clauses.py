@@ -197,6 +197,7 @@ class Clause:
     hedged: bool = False
     modal: str = ""  # future | intent | would | can | must | used_to
     intent_verb: str = ""
+    intent_past: bool = False  # "I wanted to": a wish then, not one now
     aspect: str = ""  # start | stop | keep | continue | finish
     progressive: bool = False
     perfect: bool = False
@@ -610,6 +611,10 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
                 c.modal, copula = "future", ""  # "I'm definitely going to keep up with ..."
                 i += 2
                 continue
+            if low == "gonna" and i + 1 < n and is_verb(words[i + 1]):
+                c.modal, copula = "future", ""  # "I'm totally gonna chat with them"
+                i += 1
+                continue
             if is_ing_verb(low):
                 c.progressive = True
             elif low in _PARTICIPLES:
@@ -662,6 +667,10 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
                 c.modal = "future"
                 i += 3
                 continue
+            if nxt == "gonna" and i + 2 < n and is_verb(words[i + 2]):
+                c.modal = "future"  # "I'm gonna chat with local leaders"
+                i += 2
+                continue
             if nxt == "about" and nxt2 == "to":
                 c.modal = "future"
                 i += 3
@@ -699,6 +708,10 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
             c.modal = "future"
             i += 2
             continue
+        elif low == "gonna" and not c.aspect and is_verb(nxt):
+            c.modal = "future"
+            i += 1
+            continue
         elif low == "used" and nxt == "to":
             c.modal = "used_to"
             i += 2
@@ -709,6 +722,7 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
             continue
         elif (lemma(low) in v.INTENT_VERBS or low in ("need", "needs", "needed")) and nxt == "to":
             c.modal, c.intent_verb = "intent", lemma(low)
+            c.intent_past = is_past(low)
             i += 2
             continue
         elif low in ("thinking", "considering", "dreaming") and (

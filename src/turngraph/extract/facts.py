@@ -171,12 +171,10 @@ class ClauseFacts(TurnState):
             self._kin_loss(clause, time)
         if clause.subject not in ("self", "person", "you"):
             return
-        said = [w.lower() for w in clause.words]
-        suggested = clause.modal == "should" and (
-            clause.subject != "self" or ("we" in said and "should" in said)
-        )
-        if clause.modal == "would" or suggested:
-            return  # hypothetical, or a suggestion ("we should plan a session")
+        if clause.modal in ("would", "should"):
+            # hypothetical, a suggestion ("we should plan a session"), or what one ought to
+            # do ("I really should start a cork board"): nothing happened
+            return
         doubted = clause.negated and clause.verb in _BELIEVING and clause.subject == "self"
         if clause.verb in _REPORTING and clause.rest and (not clause.negated or doubted):
             # "my friend Elif thinks she might be moving", "i heard Thabo got fired": the
@@ -414,7 +412,10 @@ class ClauseFacts(TurnState):
                 obj = np or (["into", *pps[0][1]] if entering else pps[0][1])
                 if np and pps and np[-1].lower() in _RELATIONAL and len(np) + len(pps[0][1]) < 8:
                     obj = [*np, pps[0][0], *pps[0][1]]  # "blend my love for dance and fashion"
-                if not names_nothing(obj):
+                # "I wanted to capture everyone's unity" said why something was done then;
+                # "I've always wanted to", "I want to" are wishes now.
+                then = c.intent_past and not c.perfect and "always" not in c.text.lower()
+                if not names_nothing(obj) and not then:
                     self.out.attribute(who, "goals", f"{verb} {' '.join(obj)}")
                 return
             if when is None:
@@ -430,6 +431,13 @@ class ClauseFacts(TurnState):
             # plan: "I have to work Friday"; "I had to dig deep" was done; "I can write
             # better now" says what the speaker can do)
             return
+        if (
+            c.modal == "future"
+            and not (c.hedged or self.hedge)  # "Hopefully we'll find a place": in doubt
+            and self._time(c, time, future=True) is None
+            and not _goes_on(c)
+        ):
+            return  # "I'll make a list", "I'm gonna chat with them": no date, no event yet
         self._action(c, who, np, pps, time)
 
     def _feeling(
@@ -792,3 +800,12 @@ class ClauseFacts(TurnState):
                     return
                 obj = f"{self.addressee}'s {obj}"
             self.out.actions.append(RawAction(who, state, obj, f"{who} {c.text}"[:240]))
+
+
+def _goes_on(c: Clause) -> bool:
+    """A future that is already under way: what one is off to do now ("I'm off to go
+    swimming"), or keeps doing ("I'll keep pursuing my passion for writing", "gonna continue
+    my edu")."""
+    said = [w.lower() for w in c.words]
+    off = any(said[i : i + 2] == ["off", "to"] for i in range(len(said) - 1))
+    return off or c.aspect in ("keep", "continue") or c.verb in ("continue", "keep")

@@ -31,6 +31,10 @@ _NAMED_PET = re.compile(
 )
 
 
+# Words of when that end what is being learnt ("how to play the violin now").
+_WHEN_WORDS = frozenset("now lately currently nowadays again too".split())
+
+
 class KeyedRules(TurnState):
     """Verb-led facts with a canonical key."""
 
@@ -225,6 +229,11 @@ class KeyedRules(TurnState):
                     self.out.attribute(who, "education", " ".join(phrase))
             return False
         if verb == "learn" and np and not c.past:
+            if [w.lower() for w in rest[:2]] == ["how", "to"] and len(rest) > 3:
+                # "I'm learning how to play the violin now": what is learnt is the doing
+                how_to = [w for w in rest if w.lower() not in _WHEN_WORDS]
+                self.out.attribute(who, "learning", " ".join(how_to))
+                return True
             for item in list_items(rest):
                 if not names_nothing(item.split()):
                     self.out.attribute(who, "learning", item)

@@ -43,7 +43,7 @@ _VAGUE_OBJECTS = frozenset(
         "well great fine badly ok okay smoothly good bad better worse awesome amazing "
         "wild crazy home lot lots bit time fun blast birthday day night chance "
         "opportunity longer more less again around everywhere anywhere somewhere there "
-        "here all tight hard closer creative ready started"
+        "here all tight hard closer creative ready started ton tons how"
     ).split()
 )
 

@@ -491,6 +491,8 @@ class _Turn(PatternRules, ChangeRules, ClauseFacts, DescriptionRules, KeyedRules
                 clause.negated = clause.negated or (carried.negated and lead == "or")
             elif clause.elided and carried is not None and carried.subject in ("self", "person"):
                 clause.subject, clause.name = carried.subject, carried.name
+                # "I'm gonna chat with them, get support and ...": the same plan goes on
+                clause.modal = clause.modal or carried.modal
             elif (
                 clause.elided
                 and (first or carried is None)
