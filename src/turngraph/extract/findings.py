@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from turngraph.extract.base import (
@@ -68,7 +68,8 @@ class Findings:
             self.relations.append(rel)
 
     def result(self, used: set[str]) -> RawExtraction:
-        self.actions = [a for a in self.actions if not _small_talk(a) and not _cut_object(a)]
+        tidied = (_tidied(a) for a in self.actions)
+        self.actions = [a for a in tidied if a and not _small_talk(a) and not _cut_object(a)]
         self.attributes = [a for a in self.attributes if not _idle_attribute(a)]
         # An untyped name that no fact uses is a capitalized word, not knowledge; the speaker
         # is an entity of this turn only when something is said about them.
@@ -124,6 +125,44 @@ def _small_talk(action: RawAction) -> bool:
     return plain and action.verb in ("share", "follow") and _noun(head) in _FEELINGS
 
 
+def _tidied(action: RawAction) -> RawAction | None:
+    """The action with its object cut where the clause after it began ("talked | I finally",
+    "furry pal definitely brightens my", "find | is a book") and without words left hanging
+    at either end ("some of my recipes", "memories of our", "a classic movie the other
+    (day)"); None when nothing of the object is left."""
+    if not action.object:
+        return action
+    said = action.object.split()
+    cut = next(
+        (
+            i
+            for i, w in enumerate(said)
+            if w == "I"
+            # "lucky to have my family": an infinitive goes on, a finite verb does not
+            or (
+                i
+                and w.lower() in _CLAUSE_STARTS
+                and said[i - 1].lower() != "to"
+                and said[i - 1].lower() not in _CLAUSE_STARTS  # "to have had him"
+            )
+        ),
+        len(said),
+    )
+    said = said[:cut]
+    while said and (said[0].lower() == "of" or (len(said) > 1 and said[0].lower() in _OPENERS)):
+        said = said[1:]
+    while said and said[-1].lower() in _DANGLING:
+        if said[-1].lower() == "other":  # "the other (day)", not "each other"
+            if len(said) < 2 or said[-2].lower() != "the":
+                break
+            said = said[:-1]
+        said = said[:-1]
+    if not said:
+        return None
+    tidy = " ".join(said)
+    return action if tidy == action.object else replace(action, object=tidy)
+
+
 def _cut_object(action: RawAction) -> bool:
     """An object cut from what it stood for: "raised a ton", "read a few", "grown fond (of
     them)", "proud of how far (I've come)", "figure out why": a quantity, a word that
@@ -168,7 +207,18 @@ def _head_words(phrase: str) -> list[str]:
 
 
 _PARTICLES = frozenset("together up out off down back".split())
-_CUT_ALONE = frozenset("few bunch ton lot lots last one ones fond far couple some more".split())
+# Words with which a new clause or an aside begins inside what was read as an object.
+_CLAUSE_STARTS = frozenset(
+    "is are was were has have had does did will would can could definitely really actually "
+    "finally totally anyway".split()
+)
+# What an object does not begin with after "of" ("some of my recipes"), or end with.
+_OPENERS = frozenset("my our your his her their the".split())
+_DANGLING = frozenset(
+    "of to for with at in on by from about my our your his her their the a an and or but "
+    "just anyway after before that which who other".split()
+)
+_CUT_ALONE = frozenset("few bunch ton lot lots last one ones fond far couple some more rid".split())
 _QUESTION_WORDS = frozenset("how what why where when which who".split())
 _QUANTITIES = frozenset("lot lots bunch couple few pair set number plenty".split())
 _PHRASE_BREAKS = frozenset("of with for from about to in at on by like".split())
