@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import math
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -123,7 +124,7 @@ class OnnxEmbedder:
             encoded = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
         order = sorted(range(len(encoded)), key=lambda i: -len(encoded[i]))
         n = len(order)
-        runs = min(n, -(-(-(-n // GROUP)) // self._threads) * self._threads)
+        runs = min(n, math.ceil(math.ceil(n / GROUP) / self._threads) * self._threads)
         groups = [order[i * n // runs : (i + 1) * n // runs] for i in range(runs)]
 
         def run(group: list[int]) -> None:
