@@ -448,7 +448,12 @@ class RecallOps:
                 )
             )
         kept = [c for c in candidates if c in allowed]
-        known.update(tx.turn_keys([c for c in kept if c not in known]))
+        # The turn keys not read ahead (of candidates only the dense signal brought up): of
+        # the best of them, as those far below cannot climb into the hits by what a key adds.
+        unread = [c for c in kept if c not in known]
+        if len(unread) > KEYS_AFTER:
+            unread = sorted(unread, key=lambda c: -fused[c])[:KEYS_AFTER]
+        known.update(tx.turn_keys(unread))
         keys = {c: known[c] for c in kept if c in known}
         speakers = {e.key for e in named}
         sessions: dict[str, float] = {}
@@ -776,6 +781,9 @@ def _prefer_current(
     return sorted(known | lifted.keys(), key=lambda c: -fused[c])
 
 
+# Dense-only candidates whose turn keys (speaker, session, role) are read after the
+# embedding: the best this many.
+KEYS_AFTER = 40
 TOLD_HEAD = 10  # the best passages that a question about a state takes in the order told
 TOLD_GAP = 3.0  # fused-score units within which a newer (older) passage goes above another
 
