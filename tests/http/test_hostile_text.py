@@ -32,6 +32,10 @@ from .conftest import free_port
 FAMILIES = {
     "letter A": "A",
     "A-hyphen": "A-",
+    "a-hyphen": "a-",
+    "Aa-hyphen": "Aa-",
+    "A-dot": "A.",
+    "hyphenated, then School": "Aa-School ",
     "I-space": "I ",
     "a-space": "a ",
     "capitalised words": "Alpha Beta ",
@@ -68,7 +72,9 @@ def hostile(unit: str, size: int) -> str:
 
 def cpu_seconds(text: str) -> float:
     """The least CPU time of three readings (the others are the machine's noise)."""
-    context = TurnContext(speaker="user", role="user", observed_at=datetime.now(UTC))
+    # A named speaker: the readers of a whole turn skip one whose speaker is only "user"
+    # (with that speaker, a hyphenated run of 32,000 characters that took 21 s passed).
+    context = TurnContext(speaker="Ana", role="user", observed_at=datetime.now(UTC))
     extractor = RuleExtractor()
     times = []
     for _ in range(3):

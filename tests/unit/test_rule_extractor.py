@@ -214,6 +214,9 @@ def test_greetings_and_sentence_capitals_are_not_entities() -> None:
     [
         "A",
         "A-",
+        "a-",
+        "A.",
+        "Aa-School ",
         "I ",
         "Aa Bb ",
         "my sister ",

@@ -29,8 +29,9 @@ _NAME = r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)?"
 # named (capitals read as written: a school's name is capitalized).
 _SCHOOL_WORD = re.compile(r"\b(?:School|College|University|Academy|Gymnasium)\b")
 _ENTERED_SCHOOL = re.compile(
-    r"\b(?P<who>I|(?!(?:My|Our|The|His|Her|Their|This|That|We|He|She|They|It|Hello|Hi|And|"
-    r"But|So|Also|Then|Yesterday|Today)\b)[A-Z][a-z][\w'-]*)\b[^.!?;]{0,40}?\b(?:entered|"
+    r"(?<![\w'-])(?P<who>I|(?!(?:My|Our|The|His|Her|Their|This|That|We|He|She|They|It|Hello|"
+    r"Hi|And|But|So|Also|Then|Yesterday|Today)\b)[A-Z][a-z][\w'-]{0,40})\b[^.!?;]{0,40}?"
+    r"\b(?:entered|"
     r"got into|got accepted "
     r"(?:at|to|into)|was accepted (?:at|to|into)|transferred to|moved to) "
     r"(?P<school>(?:[A-Z][\w'&.-]*\s+){0,4}(?:School|College|University|Academy|Gymnasium))\b"
@@ -68,7 +69,8 @@ _SEEING_NAMED = re.compile(
 _PROPOSED = Folded(r"\bI proposed to (?P<name>[\w'-]+)\b")
 _ENGAGED = Folded(r"\b(?:we|I) (?:just )?got engaged\b")
 _BROKE_UP = Folded(
-    r"\b(?:(?:me|I) and (?P<a>[\w'-]+)|(?P<b>[\w'-]+) and I|we) (?:have |finally |just )*"
+    r"\b(?:(?:me|I) and (?P<a>[\w'-]+)|(?<![\w'-])(?P<b>[\w'-]{1,40}) and I|we) "
+    r"(?:have |finally |just )*"
     r"(?:broke|broken|split) up\b",
 )
 _MY_PARTNER = Folded(
@@ -86,7 +88,7 @@ _PETS = "|".join(sorted(gz.PETS, key=len, reverse=True))
 _MY_PET_APPOSED = re.compile(
     r"\b(?:[Mm]y|[Oo]ur) (?:new |little |old |rescue )?(?P<species>" + _PETS + r"),\s+"
     r"(?P<name>[A-Z][\w'-]+)\s*[,.!;]"
-    r"|\b(?P<name2>[A-Z][\w'-]+), (?:my|our) (?:new |little |old |rescue )?"
+    r"|(?<![\w'-])(?P<name2>[A-Z][\w'-]{0,40}), (?:my|our) (?:new |little |old |rescue )?"
     r"(?P<species2>" + _PETS + r")\b"
 )
 # "we picked up a dog from the shelter. His name is Bóson": a pet taken in, then named.
@@ -146,7 +148,8 @@ _JOINED_CLUB = Folded(
 )
 # "Aker Solutions, my employer, ...", "my employer is Equinor".
 _MY_EMPLOYER = Folded(
-    r"\b(?P<org>[A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*){0,3}),? (?:is |are )?(?:now )?my "
+    r"(?<![\w&.'-])(?P<org>[A-Z][\w&.'-]{0,40}(?: [A-Z][\w&.'-]{0,40}){0,3}),? "
+    r"(?:is |are )?(?:now )?my "
     r"(?:current |new )?(?:employer|company|workplace)\b|\bmy (?:current |new )?"
     r"(?:employer|company) (?:is |are |now is )(?P<org2>[\w&.' -]{2,40})",
 )
@@ -187,7 +190,8 @@ _NOT_DIETS = frozenset(
 )
 # "Arroios, where I live", "my flat in Levenshulme": where the speaker lives (case kept).
 _WHERE_I_LIVE = re.compile(
-    r"(?P<place>[A-Z][\w'-]+(?: [A-Z][\w'-]+){0,2}),? where I (?:live|now live|'m living|"
+    r"(?<![\w'-])(?P<place>[A-Z][\w'-]{0,40}(?: [A-Z][\w'-]{0,40}){0,2}),? where I "
+    r"(?:live|now live|'m living|"
     r"am living|'m based)\b"
 )
 _MY_HOME_IN = re.compile(
@@ -265,14 +269,15 @@ _STUDYING_FOR = Folded(
 )
 # "kunle landed in toronto", "my mum moved to Cádiz": where someone now lives.
 _ARRIVED = Folded(
-    r"\b(?P<who>[A-Z][\w'-]+) (?:has |just |finally )*(?:landed in|moved to|relocated to|"
+    r"(?<![\w'-])(?P<who>[A-Z][\w'-]{0,40}) (?:has |just |finally )*"
+    r"(?:landed in|moved to|relocated to|"
     r"settled in|moved back to) (?P<place>[\w -]{2,30})",
 )
 _SEEING_LATER = Folded(r"\b(?:seeing|dating) someone(?: new)?\b")
 _NAME_IS = Folded(r"\b(?:his|her|their) name(?:'s| is) (?P<name>[\w'-]+)")
 # "Walks for Tango. My dog.": a name, then what it is.
 _NAME_THEN_PET = Folded(
-    r"\b(?P<name>[A-Z][\w'-]+)[.!]\s+(?:my|our) (?P<species>"
+    r"(?<![\w'-])(?P<name>[A-Z][\w'-]{0,40})[.!]\s+(?:my|our) (?P<species>"
     + "|".join(sorted(gz.PETS, key=len, reverse=True))
     + r")\b",
 )
