@@ -35,6 +35,7 @@ from throwaway_postgres import throwaway_postgres
 
 import turngraph
 from turngraph.bench.locomo import _sessions, _turn_text
+from turngraph.recall.index import wait_for_index
 
 
 def turns(path: Path) -> list[tuple[Any, dict[str, Any]]]:
@@ -54,6 +55,8 @@ def main() -> None:
     parser.add_argument("--db", help="an empty PostgreSQL database instead of a throwaway one")
     parser.add_argument("--recalls", type=int, default=0, help="then time this many recalls")
     args = parser.parse_args()
+    if args.recalls == 1 or args.turns < 2:
+        parser.error("--turns and --recalls take at least 2 (their p50 and p95 are printed)")
     with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
         url = args.db or stack.enter_context(throwaway_postgres(Path(tmp)))
         db = turngraph.open(url)
@@ -96,6 +99,8 @@ def main() -> None:
             took.append((time.perf_counter() - began) * 1000)
         report(spent, took, "turn", "remember")
         if args.recalls:
+            # The indexer's statements for what the writes queued are not a recall's.
+            wait_for_index(db.store, timeout=600)
             data = json.loads(args.conversation.read_text("utf-8"))
             asked = [q["question"] for q in data.get("qa", []) if q.get("category") in (1, 2, 3, 4)]
             for question in asked[:10]:  # warm: the vector matrices and the query cache
@@ -114,6 +119,9 @@ def main() -> None:
 
 def report(spent: dict[str, list[float]], took: list[float], unit: str, call: str) -> None:
     n = len(took)
+    if n < 2:
+        print(f"{n} {unit}s: too few to report")
+        return
     cuts = statistics.quantiles(took, n=100)
     total = sum(sum(v) for v in spent.values())
     print(f"{n} {unit}s: {call} p50 {cuts[49]:.1f} ms, p95 {cuts[94]:.1f} ms")

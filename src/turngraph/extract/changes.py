@@ -29,7 +29,7 @@ _NAME = r"[A-Z][\w'-]+(?: [A-Z][\w'-]+)?"
 # named (capitals read as written: a school's name is capitalized).
 _SCHOOL_WORD = re.compile(r"\b(?:School|College|University|Academy|Gymnasium)\b")
 _ENTERED_SCHOOL = re.compile(
-    r"(?<![\w'-])(?P<who>I|(?!(?:My|Our|The|His|Her|Their|This|That|We|He|She|They|It|Hello|"
+    r"(?<!\w)(?<!\w['-])(?P<who>I|(?!(?:My|Our|The|His|Her|Their|This|That|We|He|She|They|It|Hello|"
     r"Hi|And|But|So|Also|Then|Yesterday|Today)\b)[A-Z][a-z][\w'-]{0,40})\b[^.!?;]{0,40}?"
     r"\b(?:entered|"
     r"got into|got accepted "
@@ -69,7 +69,7 @@ _SEEING_NAMED = re.compile(
 _PROPOSED = Folded(r"\bI proposed to (?P<name>[\w'-]+)\b")
 _ENGAGED = Folded(r"\b(?:we|I) (?:just )?got engaged\b")
 _BROKE_UP = Folded(
-    r"\b(?:(?:me|I) and (?P<a>[\w'-]+)|(?<![\w'-])(?P<b>[\w'-]{1,40}) and I|we) "
+    r"\b(?:(?:me|I) and (?P<a>[\w'-]+)|(?<!\w)(?<!\w['-])(?P<b>[\w'-]{1,40}) and I|we) "
     r"(?:have |finally |just )*"
     r"(?:broke|broken|split) up\b",
 )
@@ -88,7 +88,7 @@ _PETS = "|".join(sorted(gz.PETS, key=len, reverse=True))
 _MY_PET_APPOSED = re.compile(
     r"\b(?:[Mm]y|[Oo]ur) (?:new |little |old |rescue )?(?P<species>" + _PETS + r"),\s+"
     r"(?P<name>[A-Z][\w'-]+)\s*[,.!;]"
-    r"|(?<![\w'-])(?P<name2>[A-Z][\w'-]{0,40}), (?:my|our) (?:new |little |old |rescue )?"
+    r"|(?<!\w)(?<!\w['-])(?P<name2>[A-Z][\w'-]{0,40}), (?:my|our) (?:new |little |old |rescue )?"
     r"(?P<species2>" + _PETS + r")\b"
 )
 # "we picked up a dog from the shelter. His name is Bóson": a pet taken in, then named.
@@ -142,13 +142,13 @@ _STARTED = Folded(
 )
 _JOINED_CLUB = Folded(
     r"\bI(?:'ve| have)?\s+(?:also\s+|just\s+|finally\s+)*(?:joined|join|signed up for|"
-    r"started)\s+(?:a |an |the |my )?(?:local )?"
-    r"(?!(?:a|an|the|my)\b)(?P<what>[a-z-]+(?: [a-z-]+)?) "
-    r"(?P<body>club|class|classes|team|league|group|course|lessons|gym)\b",
+    r"started)\s+(?:(?:a|an|the|my|our|her|his|their|your|this|that|some) )?(?:local )?"
+    r"(?!(?:a|an|the|my|our|her|his|their|your|this|that|some)\b)"
+    r"(?P<what>[a-z-]+(?: [a-z-]+)?) (?:club|class|classes|team|league|course|lessons|gym)\b",
 )
 # "Aker Solutions, my employer, ...", "my employer is Equinor".
 _MY_EMPLOYER = Folded(
-    r"(?<![\w&.'-])(?P<org>[A-Z][\w&.'-]{0,40}(?: [A-Z][\w&.'-]{0,40}){0,3}),? "
+    r"(?<![\w&])(?<![\w&.'-][.'-])(?P<org>[A-Z][\w&.'-]{0,40}(?: [A-Z][\w&.'-]{0,40}){0,3}),? "
     r"(?:is |are )?(?:now )?my "
     r"(?:current |new )?(?:employer|company|workplace)\b|\bmy (?:current |new )?"
     r"(?:employer|company) (?:is |are |now is )(?P<org2>[\w&.' -]{2,40})",
@@ -190,7 +190,7 @@ _NOT_DIETS = frozenset(
 )
 # "Arroios, where I live", "my flat in Levenshulme": where the speaker lives (case kept).
 _WHERE_I_LIVE = re.compile(
-    r"(?<![\w'-])(?P<place>[A-Z][\w'-]{0,40}(?: [A-Z][\w'-]{0,40}){0,2}),? where I "
+    r"(?<!\w)(?<!\w['-])(?P<place>[A-Z][\w'-]{0,40}(?: [A-Z][\w'-]{0,40}){0,2}),? where I "
     r"(?:live|now live|'m living|"
     r"am living|'m based)\b"
 )
@@ -269,7 +269,7 @@ _STUDYING_FOR = Folded(
 )
 # "kunle landed in toronto", "my mum moved to Cádiz": where someone now lives.
 _ARRIVED = Folded(
-    r"(?<![\w'-])(?P<who>[A-Z][\w'-]{0,40}) (?:has |just |finally )*"
+    r"(?<!\w)(?<!\w['-])(?P<who>[A-Z][\w'-]{0,40}) (?:has |just |finally )*"
     r"(?:landed in|moved to|relocated to|"
     r"settled in|moved back to) (?P<place>[\w -]{2,30})",
 )
@@ -277,7 +277,7 @@ _SEEING_LATER = Folded(r"\b(?:seeing|dating) someone(?: new)?\b")
 _NAME_IS = Folded(r"\b(?:his|her|their) name(?:'s| is) (?P<name>[\w'-]+)")
 # "Walks for Tango. My dog.": a name, then what it is.
 _NAME_THEN_PET = Folded(
-    r"(?<![\w'-])(?P<name>[A-Z][\w'-]{0,40})[.!]\s+(?:my|our) (?P<species>"
+    r"(?<!\w)(?<!\w['-])(?P<name>[A-Z][\w'-]{0,40})[.!]\s+(?:my|our) (?P<species>"
     + "|".join(sorted(gz.PETS, key=len, reverse=True))
     + r")\b",
 )
@@ -563,8 +563,6 @@ class ChangeRules(TurnState):
         for pattern in (_STARTED, _I_GO, _JOINED_CLUB):
             for m in pattern.finditer(sentence):
                 what = m.group("what").lower()
-                if pattern is _JOINED_CLUB and m.group("body") == "group" and "ing" not in what:
-                    continue  # a writers' group, a support group: people, not a pastime
                 if what.split()[0] in _ACTIVITY_LEADS and " " in what:
                     what = what.split(maxsplit=1)[1]
                 if what.split()[0] not in _NOT_ACTIVITIES | _ACTIVITY_LEADS:

@@ -611,10 +611,6 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
                 c.modal, copula = "future", ""  # "I'm definitely going to keep up with ..."
                 i += 2
                 continue
-            if low == "gonna" and i + 1 < n and is_verb(words[i + 1]):
-                c.modal, copula = "future", ""  # "I'm totally gonna chat with them"
-                i += 1
-                continue
             if is_ing_verb(low):
                 c.progressive = True
             elif low in _PARTICIPLES:
@@ -667,10 +663,6 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
                 c.modal = "future"
                 i += 3
                 continue
-            if nxt == "gonna" and i + 2 < n and is_verb(words[i + 2]):
-                c.modal = "future"  # "I'm gonna chat with local leaders"
-                i += 2
-                continue
             if nxt == "about" and nxt2 == "to":
                 c.modal = "future"
                 i += 3
@@ -708,10 +700,6 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
             c.modal = "future"
             i += 2
             continue
-        elif low == "gonna" and not c.aspect and is_verb(nxt):
-            c.modal = "future"
-            i += 1
-            continue
         elif low == "used" and nxt == "to":
             c.modal = "used_to"
             i += 2
@@ -722,7 +710,7 @@ def _verb_group(c: Clause, words: list[str], i: int) -> None:
             continue
         elif (lemma(low) in v.INTENT_VERBS or low in ("need", "needs", "needed")) and nxt == "to":
             c.modal, c.intent_verb = "intent", lemma(low)
-            c.intent_past = is_past(low)
+            c.intent_past = is_past(low) and lemma(low) == "want"
             i += 2
             continue
         elif low in ("thinking", "considering", "dreaming") and (

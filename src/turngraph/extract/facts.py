@@ -171,9 +171,15 @@ class ClauseFacts(TurnState):
             self._kin_loss(clause, time)
         if clause.subject not in ("self", "person", "you"):
             return
-        if clause.modal in ("would", "should"):
-            # hypothetical, a suggestion ("we should plan a session"), or what one ought to
-            # do ("I really should start a cork board"): nothing happened
+        said = [w.lower() for w in clause.words]
+        suggested = clause.modal == "should" and (
+            clause.subject != "self" or ("we" in said and "should" in said)
+        )
+        # hypothetical, a suggestion ("we should plan a session"), or what one ought to do
+        # ("I really should start a cork board"); not "I should be starting at Spotify next
+        # week", an expectation with a date
+        ought = clause.modal == "should" and not (self.dated or hedged or clause.hedged)
+        if clause.modal == "would" or suggested or ought:
             return
         doubted = clause.negated and clause.verb in _BELIEVING and clause.subject == "self"
         if clause.verb in _REPORTING and clause.rest and (not clause.negated or doubted):
@@ -434,6 +440,7 @@ class ClauseFacts(TurnState):
         if (
             c.modal == "future"
             and not (c.hedged or self.hedge)  # "Hopefully we'll find a place": in doubt
+            and not self.dated  # "Tomorrow I'll fly to Rome and visit the Vatican"
             and self._time(c, time, future=True) is None
             and not _goes_on(c)
         ):

@@ -137,11 +137,13 @@ def _tidied(action: RawAction) -> RawAction | None:
         (
             i
             for i, w in enumerate(said)
-            if w == "I"
-            # "lucky to have my family": an infinitive goes on, a finite verb does not
+            # "I" as the pronoun ("talked | I finally"), not a title's ("I Know Why the ...")
+            if (w == "I" and (i + 1 == len(said) or said[i + 1].islower()))
+            # "lucky to have my family": an infinitive goes on, a finite verb does not;
+            # a capitalized word is a title's or a name's ("Love Actually", "Will Storr")
             or (
                 i
-                and w.lower() in _CLAUSE_STARTS
+                and w in _CLAUSE_STARTS
                 and said[i - 1].lower() != "to"
                 and said[i - 1].lower() not in _CLAUSE_STARTS  # "to have had him"
             )
@@ -303,6 +305,7 @@ class TurnState:
     restating: bool  # an earlier sentence is being said again: no corrections
     last_species: str  # the kind of pet last mentioned, for "her name is Luna"
     hedge: str  # what made the sentence being read uncertain, if anything
+    dated: bool  # the sentence being read names a time ("Tomorrow I'll fly ... and visit ...")
 
     if TYPE_CHECKING:
 

@@ -229,11 +229,14 @@ class KeyedRules(TurnState):
                     self.out.attribute(who, "education", " ".join(phrase))
             return False
         if verb == "learn" and np and not c.past:
-            if [w.lower() for w in rest[:2]] == ["how", "to"] and len(rest) > 3:
+            if [w.lower() for w in rest[:2]] == ["how", "to"] and len(rest) >= 3:
                 # "I'm learning how to play the violin now": what is learnt is the doing
-                how_to = [w for w in rest if w.lower() not in _WHEN_WORDS]
-                self.out.attribute(who, "learning", " ".join(how_to))
-                return True
+                how_to = list(rest)
+                while how_to[-1].lower() in _WHEN_WORDS:
+                    how_to.pop()
+                if len(how_to) >= 3:
+                    self.out.attribute(who, "learning", " ".join(how_to))
+                    return True
             for item in list_items(rest):
                 if not names_nothing(item.split()):
                     self.out.attribute(who, "learning", item)

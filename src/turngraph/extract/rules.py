@@ -340,6 +340,7 @@ class _Turn(PatternRules, ChangeRules, ClauseFacts, DescriptionRules, KeyedRules
         self.opened_with = ""
         self.restating = False  # an earlier sentence is being said again: no corrections
         self.hedge = ""  # what made the sentence uncertain ("I think", "maybe", "asked")
+        self.dated = False  # the sentence being read names a time
         self.last_species = ""  # the kind of pet last mentioned, for "her name is Luna"
         self.topic = ""  # what the turn last spoke of: "it was so calming"
         for name in (ctx.speaker, self.addressee):
@@ -458,6 +459,7 @@ class _Turn(PatternRules, ChangeRules, ClauseFacts, DescriptionRules, KeyedRules
         self._answer(sentence, first=first)
         hedged = asked
         self.hedge = "asked" if asked else ""
+        self.dated = resolve_time(sentence, self.ctx.observed_at, future=True) is not None
         m = _HEDGE_LEAD.match(sentence)
         if m and len(sentence) > m.end():
             hedged, sentence = True, sentence[m.end() :]
@@ -491,8 +493,10 @@ class _Turn(PatternRules, ChangeRules, ClauseFacts, DescriptionRules, KeyedRules
                 clause.negated = clause.negated or (carried.negated and lead == "or")
             elif clause.elided and carried is not None and carried.subject in ("self", "person"):
                 clause.subject, clause.name = carried.subject, carried.name
-                # "I'm gonna chat with them, get support and ...": the same plan goes on
-                clause.modal = clause.modal or carried.modal
+                # "I'm going to chat with them, get support and ...": the same plan goes on
+                # ("I used to work at Google, joined Spotify": each says its own)
+                if carried.modal == "future" and not (clause.modal or clause.past):
+                    clause.modal = "future"
             elif (
                 clause.elided
                 and (first or carried is None)

@@ -449,7 +449,9 @@ class RecallOps:
             )
         kept = [c for c in candidates if c in allowed]
         # The turn keys not read ahead (of candidates only the dense signal brought up): of
-        # the best of them, as those far below cannot climb into the hits by what a key adds.
+        # the best of them. One below them could still climb by what its key adds (a
+        # speaker the question names), rarely: on the ten LoCoMo conversations 3 of 1,540
+        # top-ten sets changed, none of the recall figures.
         unread = [c for c in kept if c not in known]
         if len(unread) > KEYS_AFTER:
             unread = sorted(unread, key=lambda c: -fused[c])[:KEYS_AFTER]

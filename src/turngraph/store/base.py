@@ -25,14 +25,14 @@ transaction that changes the rows (SQLite does most of it with triggers):
   limit); each backend builds its own query and ranking from that, stemming words its own
   way.
 - **The index queue and the index version.** Inserting or changing an observation's title or
-  content, an entity's name, description or retrieval queries, or inserting an attribute
-  version queues that row for embedding (``index_queue``), unless the memory's retrieval
-  embedder is ``"none"``; the core queues windows itself (``enqueue``). Deleting a row drops
-  its queue entries and its vectors. ``index_version`` moves whenever the memory's stored
-  vectors change (``put_vector``, or a row's vectors deleted), and ``load_vectors(since=v)``
-  returns the vectors written after version ``v``: caches of vectors and row counts rely on
-  it. The queue hands back each row's stored fields (:class:`QueuedRow`); what is embedded is
-  built from them in the core.
+  content, or an entity's name, description or retrieval queries, queues that row for
+  embedding (``index_queue``), unless the memory's retrieval embedder is ``"none"``
+  (attribute versions have no vectors); the core queues windows itself (``enqueue``).
+  Deleting a row drops its queue entries and its vectors. ``index_version`` moves whenever
+  the memory's stored vectors change (``put_vector``, or a row's vectors deleted), and
+  ``load_vectors(since=v)`` returns the vectors written after version ``v``: caches of
+  vectors and row counts rely on it. The queue hands back each row's stored fields
+  (:class:`QueuedRow`); what is embedded is built from them in the core.
 """
 
 from __future__ import annotations
