@@ -192,3 +192,53 @@ def test_attributes_leave_the_vector_index_and_are_no_longer_queued(
             ("window",),
         ]
     assert check_database(path).ok
+
+
+def test_postgresql_attributes_leave_the_vector_index_in_one_pass(
+    bare_postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import psycopg
+
+    previous = [m for m in load_migrations("postgres") if m[0] != "0008_no_attribute_vectors"]
+    with monkeypatch.context() as patch:
+        patch.setattr(sqlite_store, "load_migrations", lambda dialect: previous)
+        with turngraph.open(bare_postgres_url) as db:
+            team = db.create_memory("team")
+            team.remember("I live in Porto.", speaker="Ana")
+            team.remember("I love jazz and my dog Rex.", speaker="Ana")
+            assert wait_for_index(db.store, timeout=60)
+    with psycopg.connect(bare_postgres_url) as conn:
+        # What the version before wrote: a vector for each attribute (through the triggers
+        # that count vectors), some perhaps still queued.
+        conn.execute(
+            "INSERT INTO vectors (memory_id, kind, ref, data, stamp) "
+            "SELECT memory_id, 'attribute', ref, %s, 1 FROM attributes",
+            (bytes(4 * 384),),
+        )
+        kinds = "SELECT kind FROM vectors UNION SELECT kind FROM index_queue"
+        assert ("attribute",) in conn.execute(kinds).fetchall()
+        version = conn.execute("SELECT index_version FROM memories").fetchone()
+
+    with turngraph.open(bare_postgres_url) as db:
+        with psycopg.connect(bare_postgres_url) as conn:  # the migration alone moved it
+            assert conn.execute("SELECT index_version FROM memories").fetchone() > version
+        team = db.memory("team")
+        team.remember("We moved to Lisbon last week.", speaker="Ana")
+        assert wait_for_index(db.store, timeout=60)
+        assert "Lisbon" in team.recall("Where does Ana live?").hits[0].text
+    with psycopg.connect(bare_postgres_url) as conn:
+        assert ("attribute",) not in conn.execute(kinds).fetchall()
+        # The counts the triggers keep agree with the rows, and the version moved.
+        counted = conn.execute(
+            "SELECT kind, vectors FROM vector_stats WHERE vectors > 0 ORDER BY kind"
+        ).fetchall()
+        actual = conn.execute(
+            "SELECT kind, count(*) FROM vectors GROUP BY kind ORDER BY kind"
+        ).fetchall()
+        assert counted == actual
+        # The triggers work again after the migration turned them off for its delete.
+        enabled = conn.execute(
+            "SELECT tgname, tgenabled FROM pg_trigger WHERE tgname IN "
+            "('vectors_versioned', 'vectors_counted') ORDER BY tgname"
+        ).fetchall()
+        assert enabled == [("vectors_counted", "O"), ("vectors_versioned", "O")]
