@@ -159,7 +159,9 @@ _I_GO = Folded(
     r"rowing|dancing|skating|fishing|sailing|kayaking|jogging)\b",
 )
 _PHONE = Folded(
-    r"\b(?:my|bought|got|getting|get|upgraded to|switched to|ordered)\s+"
+    # "my son sent me an iPhone 13", "Arjun got me a Pixel": a gift is the speaker's phone
+    r"\b(?:my|(?:bought|got|getting|get)(?: me)?|upgraded to|switched to|ordered|"
+    r"(?:sent|gave|given|gifted) me)\s+"
     r"(?:a |an |the |my |new |shiny )*"
     r"(?P<phone>(?:apple |google |samsung )?(?:iphone|pixel|galaxy|samsung|oneplus|xiaomi|"
     r"huawei|nokia|motorola|fairphone)(?: (?:[a-z]?\d{1,3}[a-z+]{0,3}|pro|max|plus|ultra|mini|"
