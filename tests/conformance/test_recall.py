@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import hypothesis.strategies as st
 import numpy as np
 import pytest
@@ -136,6 +138,46 @@ def test_a_named_speaker_brings_what_they_said_not_turns_that_address_them(
     # Unnamed people keep their names in the query: a name is then the only handle.
     other = mem.remember("Oscar the parrot learned to whistle.", speaker="Caroline")
     assert mem.recall("Oscar", k=1).hits[0].source.turn_id == other.turn_id
+
+
+def test_a_guessed_topic_starts_the_embedding_and_a_wrong_guess_changes_nothing(
+    db: turngraph.Database, mem: turngraph.Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from turngraph.recall import search
+
+    session = mem.create_session()
+    mem.remember_many(
+        [
+            {"content": text, "speaker": who, "session_id": session.id}
+            for who, text in [
+                ("Caroline", "Melanie, how are the kids?"),
+                ("Melanie", "Great. I finally signed up for a pottery class last week."),
+                ("Caroline", "Oscar the parrot learned to whistle."),
+            ]
+        ]
+    )
+    embedded: list[str] = []
+    real = search.embed_query
+
+    def recorded(embedder: Any, text: str) -> Any:
+        embedded.append(text)
+        return real(embedder, text)
+
+    monkeypatch.setattr(search, "embed_query", recorded)
+    question = "What new hobby did Melanie pick up?"
+    first = mem.recall(question, k=3)  # reads that Melanie speaks here, and keeps it
+    assert embedded == ["What new hobby did pick up?"]
+    again = mem.recall(question, k=3)  # guessed before the names are read: one embedding
+    assert embedded == ["What new hobby did pick up?"] * 2
+    assert [(h.id, h.score) for h in again.hits] == [(h.id, h.score) for h in first.hits]
+    # A kept name that is no speaker's (the parrot's): the guess is embedded, found wrong,
+    # and the question embedded as it is; the answer is the one without the guess.
+    embedded.clear()
+    before = mem.recall("What did Oscar learn?", k=3)
+    search.SPEAKERS.learn(db.store, mem._id, ["Oscar"])
+    after = mem.recall("What did Oscar learn?", k=3)
+    assert embedded == ["What did Oscar learn?", "What did learn?", "What did Oscar learn?"]
+    assert [(h.id, h.score) for h in after.hits] == [(h.id, h.score) for h in before.hits]
 
 
 def test_deleted_observations_and_sessions_never_come_back(team: turngraph.Memory) -> None:

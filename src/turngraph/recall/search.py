@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import time
+import weakref
 from collections.abc import Collection, Iterable, Sequence
+from concurrent.futures import Future
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
@@ -322,6 +325,15 @@ class RecallOps:
     ) -> RecallResult:
         terms = query_terms(query)
         embedder = self.embedder if mode in ("hybrid", "dense", "graph") else None
+        # The embedding reads the question without the speakers it names (below); when it
+        # names people already seen speaking here, it starts on that guess before the names
+        # are read, and again only if the guess was wrong.
+        guessed: tuple[str, Future[tuple[Vectors, float]]] | None = None
+        if embedder is not None and mode != "dense":
+            seen = SPEAKERS.named_in(self._store, tx.memory_id, query)
+            if seen:
+                guess = _without_names(query, terms, seen)[0]
+                guessed = (guess, embed_query(embedder, guess))
         # Entities first: those the query spells out, then lexical and dense matches.
         # Dense mode is the embedder alone: no names, no lexical matches, no graph lift.
         named = self._named_entities(tx, query) if mode != "dense" else []
@@ -330,10 +342,14 @@ class RecallOps:
         # that merely addresses them ("Thanks, Melanie!") above the one that answers.
         speaking = tx.speakers_among([e.name for e in named if e.type == "person"])
         people = [e for e in named if e.name in speaking]
-        topic, topic_terms = _without_people(query, terms, people)
+        topic, topic_terms = _without_names(query, terms, [e.name for e in people])
+        SPEAKERS.learn(self._store, tx.memory_id, [e.name for e in people])
         clock.lap("query")
         # The query embedding runs on a worker thread while the text searches run here.
-        pending = embed_query(embedder, topic) if embedder is not None else None
+        pending = None
+        if embedder is not None:
+            right = guessed is not None and guessed[0] == topic
+            pending = guessed[1] if guessed is not None and right else embed_query(embedder, topic)
         ent_signals: list[tuple[dict[int, float], float]] = []
         # What makes an entity worth returning: the query names it, matches its text, or
         # is close to it in meaning (a dense neighbour below ENTITY_SIMILARITY only ranks).
@@ -577,7 +593,7 @@ class RecallOps:
         """The passages that match what a question places itself by ("she moved to
         Eimsbüttel"), best first (BM25, so a name weighs more than "moved"): by their own
         words, not their window's, so that the turn after one that names it does not."""
-        _, terms = _without_people(clause, query_terms(clause), people)
+        _, terms = _without_names(clause, query_terms(clause), [p.name for p in people])
         if not terms:
             return []
         return tx.search_text(
@@ -783,6 +799,42 @@ def _prefer_current(
     return sorted(known | lifted.keys(), key=lambda c: -fused[c])
 
 
+class KnownSpeakers:
+    """The names of people recall has found speaking in a memory, kept per store (at most
+    SPEAKERS_KEPT a memory), so that a question's embedding may start on a guess of its
+    topic before the names it holds are read. Recall checks every guess against what it
+    then reads, so a name kept here after its turns were deleted costs a second embedding,
+    never a wrong result."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._data: weakref.WeakKeyDictionary[Any, dict[int, dict[str, str]]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def named_in(self, store: Any, memory_id: int, query: str) -> list[str]:
+        """The kept speakers of the memory whose name the query holds (as a word)."""
+        with self._lock:
+            kept = self._data.get(store, {}).get(memory_id)
+            if not kept:
+                return []
+            names = list(kept.values())
+        words = set(_WORD.findall(query.casefold()))
+        return [n for n in names if set(_WORD.findall(n.casefold())) <= words]
+
+    def learn(self, store: Any, memory_id: int, names: Sequence[str]) -> None:
+        if not names:
+            return
+        with self._lock:
+            kept = self._data.setdefault(store, {}).setdefault(memory_id, {})
+            for name in names:
+                if len(kept) < SPEAKERS_KEPT:
+                    kept.setdefault(name.casefold(), name)
+
+
+SPEAKERS_KEPT = 256
+SPEAKERS = KnownSpeakers()
+
 # Dense-only candidates whose turn keys (speaker, session, role) are read after the
 # embedding: the best this many.
 KEYS_AFTER = 40
@@ -942,9 +994,7 @@ def _logistic(value: float) -> float:
     return 1.0 / (1.0 + math.exp(-value / SCORE_SPREAD))
 
 
-def _without_people(
-    query: str, terms: list[str], people: Sequence[EntityRow]
-) -> tuple[str, list[str]]:
+def _without_names(query: str, terms: list[str], people: Sequence[str]) -> tuple[str, list[str]]:
     """The query and its terms without the names of the people it names (unless nothing
     else would be left)."""
     if not people:
@@ -952,9 +1002,9 @@ def _without_people(
     text = query
     names: set[str] = set()
     for person in people:
-        for name in (person.name, *person.name.split()):
+        for name in (person, *person.split()):
             text = re.sub(rf"\b{re.escape(name)}(?:'s)?\b", " ", text, flags=re.IGNORECASE)
-        names.update(query_terms(person.name))
+        names.update(query_terms(person))
     kept = [t for t in terms if t not in names]
     text = " ".join(text.split())
     if not kept or not _WORD.search(text):
