@@ -341,15 +341,16 @@ class RecallOps:
         # signals read what is asked about them. Their name would otherwise pull every turn
         # that merely addresses them ("Thanks, Melanie!") above the one that answers.
         speaking = tx.speakers_among([e.name for e in named if e.type == "person"])
-        people = [e for e in named if e.name in speaking]
-        topic, topic_terms = _without_names(query, terms, [e.name for e in people])
-        SPEAKERS.learn(self._store, tx.memory_id, [e.name for e in people])
+        people = [e.name for e in named if e.name in speaking]
+        topic, topic_terms = _without_names(query, terms, people)
+        SPEAKERS.learn(self._store, tx.memory_id, people)
         clock.lap("query")
         # The query embedding runs on a worker thread while the text searches run here.
         pending = None
-        if embedder is not None:
-            right = guessed is not None and guessed[0] == topic
-            pending = guessed[1] if guessed is not None and right else embed_query(embedder, topic)
+        if guessed is not None and guessed[0] == topic:
+            pending = guessed[1]
+        elif embedder is not None:
+            pending = embed_query(embedder, topic)
         ent_signals: list[tuple[dict[int, float], float]] = []
         # What makes an entity worth returning: the query names it, matches its text, or
         # is close to it in meaning (a dense neighbour below ENTITY_SIMILARITY only ranks).
@@ -588,12 +589,12 @@ class RecallOps:
         return facts
 
     def _clause_matches(
-        self, tx: ReadTx, clause: str, people: Sequence[EntityRow]
+        self, tx: ReadTx, clause: str, people: Sequence[str]
     ) -> list[tuple[int, float]]:
         """The passages that match what a question places itself by ("she moved to
         Eimsbüttel"), best first (BM25, so a name weighs more than "moved"): by their own
         words, not their window's, so that the turn after one that names it does not."""
-        _, terms = _without_names(clause, query_terms(clause), [p.name for p in people])
+        _, terms = _without_names(clause, query_terms(clause), people)
         if not terms:
             return []
         return tx.search_text(
@@ -808,11 +809,11 @@ class KnownSpeakers:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._data: weakref.WeakKeyDictionary[Any, dict[int, dict[str, str]]] = (
+        self._data: weakref.WeakKeyDictionary[Store, dict[int, dict[str, str]]] = (
             weakref.WeakKeyDictionary()
         )
 
-    def named_in(self, store: Any, memory_id: int, query: str) -> list[str]:
+    def named_in(self, store: Store, memory_id: int, query: str) -> list[str]:
         """The kept speakers of the memory whose name the query holds (as a word)."""
         with self._lock:
             kept = self._data.get(store, {}).get(memory_id)
@@ -822,7 +823,7 @@ class KnownSpeakers:
         words = set(_WORD.findall(query.casefold()))
         return [n for n in names if set(_WORD.findall(n.casefold())) <= words]
 
-    def learn(self, store: Any, memory_id: int, names: Sequence[str]) -> None:
+    def learn(self, store: Store, memory_id: int, names: Sequence[str]) -> None:
         if not names:
             return
         with self._lock:
